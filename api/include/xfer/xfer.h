@@ -1,0 +1,430 @@
+/*
+ * xfer.h -- the public C API of xfer (v1).
+ *
+ * xfer moves data between host (CPU) memory and device (GPU) memory through a
+ * memory-strategy backend chosen at run time: host (no GPU), pageable, pinned
+ * (page-locked), managed (unified) or zero-copy (mapped).
+ *
+ * Conventions that hold for every function below unless its comment says otherwise:
+ *  - Every function returns an xfer_status. XFER_SUCCESS is 0.
+ *  - Output arguments come last and are written only on success.
+ *  - On failure, xfer_last_error() on the same thread returns a message that says
+ *    what was wrong (and, for a backend failure, which native call failed and its code).
+ *  - Sizes and offsets are in bytes, times in milliseconds.
+ *  - Nothing in the library aborts, exits, prints or lets a C++ exception escape.
+ *  - Handles are opaque. Passing a freed, never-created or wrong-kind handle returns
+ *    XFER_ERROR_INVALID_HANDLE (never a crash): the core validates every handle in a
+ *    table with generation counters before it reaches a backend.
+ *  - Thread-safety: every function may be called from any thread at the same time.
+ *    Handles may be shared between threads. Destroying a handle while another thread
+ *    still uses it is safe for the library (the other call either completes or gets
+ *    XFER_ERROR_INVALID_HANDLE) but is a logic error in the program.
+ *
+ * The asynchronous-copy contract (streams):
+ *  - Work queued on one stream runs in the order it was queued (stream order),
+ *    on every backend, the pageable one included.
+ *  - An *_async call returns without waiting for the copy. Its source and destination
+ *    must stay alive and unmodified until an event recorded after it, or a stream
+ *    synchronisation, reports that it is done.
+ *  - xfer_free, xfer_stream_destroy and xfer_close wait for queued work that uses the
+ *    memory or stream before releasing it: releasing is deferred in stream order,
+ *    never a use-after-free.
+ *
+ * Compiles as C99 (-std=c99 -pedantic) and as C++.
+ */
+#ifndef XFER_XFER_H
+#define XFER_XFER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define XFER_API __attribute__((visibility("default")))
+#else
+#define XFER_API
+#endif
+
+/* ---------------------------------------------------------------- version */
+
+/** Version of this header. The library's own version comes from xfer_get_version(). */
+#define XFER_VERSION_MAJOR 1
+#define XFER_VERSION_MINOR 0
+#define XFER_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------ types */
+
+/** Status of every call. Pinned to 32 bits; values never change once released. */
+typedef enum xfer_status {
+    XFER_SUCCESS = 0,
+    /** A required pointer argument is NULL, or an enum/flags value is not one the API defines. */
+    XFER_ERROR_INVALID_ARGUMENT = 1,
+    /** A handle is NULL, freed, never created, of the wrong kind, or belongs to another context. */
+    XFER_ERROR_INVALID_HANDLE = 2,
+    /** A size is zero where bytes must move or be allocated, or a size computation overflows. */
+    XFER_ERROR_INVALID_SIZE = 3,
+    /** offset + bytes lies past the end of the buffer. */
+    XFER_ERROR_OUT_OF_BOUNDS = 4,
+    /** Host or device memory could not be allocated; the context stays usable. */
+    XFER_ERROR_OUT_OF_MEMORY = 5,
+    /** Queued work has not finished yet (xfer_stream_query, xfer_event_query, xfer_event_elapsed_ms). */
+    XFER_ERROR_NOT_READY = 6,
+    /** The backend does not implement this operation (its plugin table entry is NULL). */
+    XFER_ERROR_NOT_SUPPORTED = 7,
+    /** The backend found no usable device (no GPU, no driver, or the device index is out of range). */
+    XFER_ERROR_NO_DEVICE = 8,
+    /** No backend of that name was found on the plugin search path. */
+    XFER_ERROR_BACKEND_NOT_FOUND = 9,
+    /** The backend's plugin was found but cannot be used here (it failed to load or its probe failed). */
+    XFER_ERROR_BACKEND_UNAVAILABLE = 10,
+    /** The plugin was built for another plugin ABI major version, or its table is too small. */
+    XFER_ERROR_BACKEND_ABI = 11,
+    /** The configuration (file or environment) is malformed, names an unknown key, or has a bad value. */
+    XFER_ERROR_CONFIG = 12,
+    /** A native call of the backend failed (e.g. a CUDA runtime error); the message names it. */
+    XFER_ERROR_BACKEND = 13,
+    /** An operation was asked of an object in a state that forbids it (e.g. elapsed time of an
+        event that was never recorded, or an event created without timing). */
+    XFER_ERROR_INVALID_STATE = 14,
+    /** A bug in xfer itself (an internal invariant broke, or an unexpected exception was caught). */
+    XFER_ERROR_INTERNAL = 15,
+    XFER_STATUS_FORCE_INT32 = 0x7fffffff
+} xfer_status;
+
+/** Direction of a buffer copy. */
+typedef enum xfer_direction {
+    XFER_TO_DEVICE = 1, /**< host view -> device view (H2D) */
+    XFER_TO_HOST = 2,   /**< device view -> host view (D2H) */
+    XFER_DIRECTION_FORCE_INT32 = 0x7fffffff
+} xfer_direction;
+
+/** Kind of a raw copy between user pointers (same meaning as cudaMemcpyKind). */
+typedef enum xfer_copy_kind {
+    XFER_COPY_HOST_TO_HOST = 0,
+    XFER_COPY_HOST_TO_DEVICE = 1,
+    XFER_COPY_DEVICE_TO_HOST = 2,
+    XFER_COPY_DEVICE_TO_DEVICE = 3,
+    /** Let the backend infer the direction from the pointers (unified virtual addressing). */
+    XFER_COPY_DEFAULT = 4,
+    XFER_COPY_KIND_FORCE_INT32 = 0x7fffffff
+} xfer_copy_kind;
+
+/** What the backend's "device" is: decides which kernels a tool or user runs on device views. */
+typedef enum xfer_device_kind {
+    XFER_DEVICE_KIND_HOST = 0, /**< an emulated device in host memory (the host backend) */
+    XFER_DEVICE_KIND_CUDA = 1, /**< a CUDA GPU; device pointers are CUDA device pointers */
+    XFER_DEVICE_KIND_FORCE_INT32 = 0x7fffffff
+} xfer_device_kind;
+
+/** Flags for xfer_alloc (bitwise OR). Unknown bits give XFER_ERROR_INVALID_ARGUMENT.
+    Hints a backend cannot use are accepted and ignored. */
+#define XFER_ALLOC_DEFAULT 0u
+/** managed: cudaMemAdvise(cudaMemAdviseSetReadMostly). */
+#define XFER_ALLOC_READ_MOSTLY 0x1u
+/** managed: cudaMemAdvise(cudaMemAdviseSetPreferredLocation, the device). */
+#define XFER_ALLOC_PREFER_DEVICE 0x2u
+/** managed: cudaMemAdvise(cudaMemAdviseSetPreferredLocation, the host). Exclusive with PREFER_DEVICE. */
+#define XFER_ALLOC_PREFER_HOST 0x4u
+
+/** Flags for xfer_event_create. */
+#define XFER_EVENT_DEFAULT 0u
+/** No timestamp is taken (cudaEventDisableTiming): cheaper; xfer_event_elapsed_ms then
+    returns XFER_ERROR_INVALID_STATE. */
+#define XFER_EVENT_DISABLE_TIMING 0x1u
+
+/** Capability bits in xfer_context_info.caps. */
+/** The host view and the device view are the same memory (managed, zero-copy): a device
+    kernel may work on the host view's memory directly. */
+#define XFER_CAP_SHARED_VIEW 0x1u
+/** Buffer copies are truly asynchronous with respect to the host (DMA from page-locked memory). */
+#define XFER_CAP_ASYNC_COPY 0x2u
+/** Buffer copies move no bytes (zero-copy): they only keep stream order. */
+#define XFER_CAP_NO_COPY 0x4u
+/** Buffer copies migrate pages (managed memory prefetch) instead of copying between two allocations. */
+#define XFER_CAP_MIGRATES 0x8u
+
+typedef struct xfer_context_s *xfer_context; /**< one backend bound to one device */
+typedef struct xfer_buffer_s *xfer_buffer;   /**< one logical array with a host and a device view */
+typedef struct xfer_stream_s *xfer_stream;   /**< an in-order queue of work */
+typedef struct xfer_event_s *xfer_event;     /**< a marker in a stream: completion and time */
+
+/** One backend as found on the plugin search path. Strings live as long as the process. */
+typedef struct xfer_backend_info {
+    const char *name;        /**< e.g. "pinned" */
+    const char *description; /**< one line; "" when the plugin could not be loaded */
+    const char *path;        /**< the plugin file */
+    int available;           /**< 1: xfer_open can use it; 0: see reason */
+    const char *reason;      /**< why it is unavailable ("" when available) */
+    int device_count;        /**< devices the backend can open (0 when unavailable) */
+    xfer_device_kind device_kind;
+    unsigned abi_major;      /**< plugin ABI the plugin was built for (0 if it did not load) */
+    unsigned abi_minor;
+} xfer_backend_info;
+
+/** Properties of the device a context is bound to. Fields a backend cannot know are 0 / "". */
+typedef struct xfer_device_info {
+    char name[256];                 /**< e.g. "NVIDIA H200", or "host (emulated)" */
+    int ordinal;                    /**< device index as given to xfer_open */
+    xfer_device_kind kind;
+    uint64_t total_memory;          /**< bytes */
+    uint64_t free_memory;           /**< bytes, at the time of the call */
+    int compute_major;              /**< CUDA compute capability, 0 for host */
+    int compute_minor;
+    int multiprocessors;            /**< SM count (host: hardware threads) */
+    int pcie_generation;            /**< current PCIe link generation, 0 if unknown */
+    int pcie_width;                 /**< current PCIe link width (lanes), 0 if unknown */
+    char pci_bus_id[32];            /**< e.g. "0000:1b:00.0", "" if none */
+    int async_engine_count;         /**< copy engines (cudaDevAttrAsyncEngineCount) */
+    int concurrent_managed_access;  /**< cudaDevAttrConcurrentManagedAccess */
+    int can_map_host_memory;        /**< cudaDevAttrCanMapHostMemory */
+    int unified_addressing;         /**< cudaDevAttrUnifiedAddressing */
+    int driver_version;             /**< cudaDriverGetVersion, e.g. 13000; 0 for host */
+    int runtime_version;            /**< cudaRuntimeGetVersion */
+} xfer_device_info;
+
+/** What a context is. Strings live as long as the context. */
+typedef struct xfer_context_info {
+    const char *backend;     /**< backend name */
+    int device;              /**< device index */
+    xfer_device_kind device_kind;
+    unsigned caps;           /**< XFER_CAP_* bits */
+} xfer_context_info;
+
+/** Where a configuration value came from. */
+typedef enum xfer_param_source {
+    XFER_PARAM_DEFAULT = 0,  /**< the backend's declared default */
+    XFER_PARAM_FILE = 1,     /**< the XFER_CONFIG file */
+    XFER_PARAM_ENV = 2,      /**< an environment variable */
+    XFER_PARAM_SOURCE_FORCE_INT32 = 0x7fffffff
+} xfer_param_source;
+
+/** One configuration parameter with its effective value. Strings live until the next call
+    of xfer_param_info on the same thread (copy them to keep them). */
+typedef struct xfer_param_info {
+    const char *section;  /**< "" for top-level keys (backend, device, plugin_path), else the backend name */
+    const char *name;     /**< key in the file, e.g. "chunk_size" */
+    const char *env;      /**< environment variable that overrides it, e.g. "XFER_PAGEABLE_CHUNK_SIZE" */
+    const char *type;     /**< "int", "size" (bytes, accepts KiB/MiB/GiB/KB/MB/GB), "bool", "string" */
+    const char *value;    /**< effective value as text (sizes in bytes) */
+    const char *default_value;
+    const char *help;
+    xfer_param_source source;
+} xfer_param_info;
+
+/** Host function queued on a stream (see xfer_stream_launch_host_func). */
+typedef void (*xfer_host_fn)(void *user_data);
+
+/* ------------------------------------------------------ version and errors */
+
+/** Library version (the one loaded at run time). Returns XFER_ERROR_INVALID_ARGUMENT if any
+    pointer is NULL. Thread-safe. */
+XFER_API xfer_status xfer_get_version(int *major, int *minor, int *patch);
+
+/** A constant English name for a status, e.g. "XFER_ERROR_OUT_OF_BOUNDS". Never NULL
+    ("XFER_ERROR_UNKNOWN_STATUS" for values not defined). Thread-safe. */
+XFER_API const char *xfer_status_string(xfer_status st);
+
+/** Detail of the last failure on the calling thread: what was wrong, and for backend
+    failures the native call and its code (e.g. "cudaMalloc(268435456 bytes): out of memory
+    (cudaErrorMemoryAllocation=2)"). "" if no call on this thread has failed yet. A successful
+    call does not clear it. The string is valid until the next failing call on this thread. */
+XFER_API const char *xfer_last_error(void);
+
+/* ---------------------------------------------------------------- backends */
+
+/** Number of backends found on the plugin search path (available or not), searched now:
+    XFER_PLUGIN_PATH (colon-separated), then the configuration's plugin_path, then lib/xfer/
+    next to libxfer.so. The current directory is never searched. Plugins found are loaded
+    once and stay loaded. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
+    (the XFER_CONFIG file is malformed). Thread-safe. */
+XFER_API xfer_status xfer_backend_count(int *count);
+
+/** Information on backend `index` (0 <= index < xfer_backend_count), in search order.
+    Returns XFER_ERROR_INVALID_ARGUMENT (info NULL, or index out of range), XFER_ERROR_CONFIG.
+    Thread-safe. */
+XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info);
+
+/** Configuration parameter `index` of the effective configuration: the top-level keys,
+    then each found backend's declared parameters, with value and source. Returns
+    XFER_ERROR_INVALID_ARGUMENT (info NULL or index out of range) and XFER_ERROR_CONFIG
+    (the configuration is invalid; xfer_last_error names the key and line). Thread-safe. */
+XFER_API xfer_status xfer_param_count(int *count);
+XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info);
+
+/* ---------------------------------------------------------------- contexts */
+
+/** Opens a context: `backend` bound to device `device`.
+    backend: a backend name ("host", "pageable", "pinned", "managed", "zerocopy"), or NULL
+      to take it from the environment (XFER_BACKEND) or the XFER_CONFIG file's `backend`
+      key, or, when neither names one, the first available of pinned, pageable, managed,
+      zerocopy, host.
+    device: device index >= 0, or -1 to take it from XFER_DEVICE / the file's `device`
+      key (0 when neither sets it).
+    Backend parameters come from the XFER_CONFIG file's [backend] section overridden by
+    XFER_<BACKEND>_<PARAM> environment variables, read at this call.
+    Returns XFER_ERROR_INVALID_ARGUMENT (ctx NULL, device < -1),
+    XFER_ERROR_BACKEND_NOT_FOUND (no plugin of that name), XFER_ERROR_BACKEND_UNAVAILABLE
+    (plugin failed to load or probe; message says why), XFER_ERROR_BACKEND_ABI,
+    XFER_ERROR_NO_DEVICE (no such device), XFER_ERROR_CONFIG, XFER_ERROR_OUT_OF_MEMORY,
+    XFER_ERROR_BACKEND (a native call failed). CUDA backends: cudaSetDevice +
+    cudaFree(0) to create the primary context. Thread-safe. */
+XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ctx);
+
+/** Closes a context: synchronises its streams, then frees every buffer, stream and event
+    it still owns (their handles become invalid). Returns XFER_ERROR_INVALID_HANDLE,
+    XFER_ERROR_BACKEND (a native call failed while releasing; the handle is closed anyway).
+    Thread-safe; do not use the context's objects from other threads meanwhile. */
+XFER_API xfer_status xfer_close(xfer_context ctx);
+
+/** Describes a context. Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (info NULL). */
+XFER_API xfer_status xfer_context_get_info(xfer_context ctx, xfer_context_info *info);
+
+/** Describes the context's device (cudaGetDeviceProperties, cudaMemGetInfo, cudaDeviceGetAttribute).
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *info);
+
+/* ----------------------------------------------------------------- buffers */
+
+/** Allocates a buffer of `bytes` bytes with a host view and a device view laid out by the
+    backend (see DESIGN.md: pageable = page-aligned host memory + cudaMalloc; pinned =
+    cudaHostAlloc + cudaMalloc; managed = one cudaMallocManaged pointer; zero-copy =
+    cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer; host = two host allocations).
+    Contents are uninitialised. flags: XFER_ALLOC_* bits.
+    Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (buf NULL, unknown
+    flag bits, PREFER_DEVICE together with PREFER_HOST), XFER_ERROR_INVALID_SIZE (bytes 0),
+    XFER_ERROR_OUT_OF_MEMORY (host or device allocation failed; nothing is leaked and the
+    context stays usable), XFER_ERROR_BACKEND. Thread-safe. */
+XFER_API xfer_status xfer_alloc(xfer_context ctx, size_t bytes, unsigned flags, xfer_buffer *buf);
+
+/** Frees a buffer after all queued work of its context has finished (deferred in stream
+    order). Returns XFER_ERROR_INVALID_HANDLE (NULL, already freed, not a buffer),
+    XFER_ERROR_BACKEND (the handle is freed anyway). Thread-safe. */
+XFER_API xfer_status xfer_free(xfer_buffer buf);
+
+/** Host view (CPU-addressable) and device view (pointer for device kernels) of a buffer, and
+    its size in bytes. Return NULL / 0 for an invalid handle (and set xfer_last_error).
+    On managed the two views are the same pointer; on zero-copy the device view maps the same
+    memory. Thread-safe. */
+XFER_API void *xfer_host_ptr(xfer_buffer buf);
+XFER_API void *xfer_device_ptr(xfer_buffer buf);
+XFER_API size_t xfer_buffer_size(xfer_buffer buf);
+
+/** Queues a copy of bytes [offset, offset+bytes) of a buffer from its host view to its
+    device view (XFER_TO_DEVICE) or back (XFER_TO_HOST) on stream `s`, and returns without
+    waiting. Ordered after earlier work on `s`. The host view range must not be read or
+    written by the host until the copy is known complete (event or stream synchronisation).
+    Per backend: host = memcpy on the stream's worker thread; pageable and pinned =
+    cudaMemcpyAsync (pageable keeps stream order even though the driver stages pageable
+    copies at call time); managed = cudaMemPrefetchAsync to the device / to the host;
+    zerocopy = nothing moves, only stream order is kept.
+    Returns XFER_ERROR_INVALID_HANDLE (buf or s invalid, or from different contexts),
+    XFER_ERROR_INVALID_ARGUMENT (dir not XFER_TO_DEVICE / XFER_TO_HOST),
+    XFER_ERROR_INVALID_SIZE (bytes 0, or offset + bytes overflows),
+    XFER_ERROR_OUT_OF_BOUNDS (offset + bytes > buffer size), XFER_ERROR_BACKEND.
+    Thread-safe. */
+XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, size_t offset, size_t bytes,
+                                     xfer_stream s);
+
+/** xfer_copy_async on an internal stream of the buffer's context, then waits for it.
+    Not ordered with respect to work on user streams: synchronise those first.
+    Returns the statuses of xfer_copy_async (s aside). Thread-safe. */
+XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offset, size_t bytes);
+
+/* ------------------------------------------------------------- raw copies */
+
+/** Queues a copy of `bytes` bytes from `src` to `dst` (any pointers the backend can reach:
+    host pointers, or device pointers of this context's device) on stream `s`, and returns
+    without waiting. Maps to cudaMemcpyAsync on CUDA backends (the pageable backend keeps
+    stream order for pageable host pointers too); host: memcpy on the stream's worker.
+    The caller keeps both ranges alive and unmodified until the copy is done.
+    Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
+    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND
+    (e.g. cudaErrorInvalidValue for a kind that does not match the pointers). Thread-safe. */
+XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes,
+                                       xfer_copy_kind kind, xfer_stream s);
+
+/** Queues `count` copies (dsts[i] <- srcs[i], sizes[i] bytes), all of one kind, on stream `s`
+    as one batch: cudaMemcpyBatchAsync where the runtime has it, else one cudaMemcpyAsync each.
+    The copies of a batch may run in any order relative to each other; the batch as a whole is
+    ordered after earlier work on `s`. Arrays are read during the call only.
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
+    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, or a size 0:
+    message gives its index), XFER_ERROR_BACKEND. Nothing is queued when it fails validation.
+    Thread-safe. */
+XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts, const void *const *srcs,
+                                             const size_t *sizes, size_t count, xfer_copy_kind kind,
+                                             xfer_stream s);
+
+/* ----------------------------------------------------------------- streams */
+
+/** Creates a stream (CUDA: cudaStreamCreateWithFlags(cudaStreamNonBlocking); host: a queue
+    served by its own worker thread). Returns XFER_ERROR_INVALID_HANDLE,
+    XFER_ERROR_INVALID_ARGUMENT (s NULL), XFER_ERROR_OUT_OF_MEMORY, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s);
+
+/** Waits for the stream's queued work, then destroys it (cudaStreamSynchronize +
+    cudaStreamDestroy). Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_stream_destroy(xfer_stream s);
+
+/** Blocks until all work queued on the stream is done (cudaStreamSynchronize).
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND (an earlier asynchronous failure
+    surfaces here). */
+XFER_API xfer_status xfer_stream_synchronize(xfer_stream s);
+
+/** XFER_SUCCESS if all queued work is done, XFER_ERROR_NOT_READY if not (cudaStreamQuery);
+    XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. Never blocks. */
+XFER_API xfer_status xfer_stream_query(xfer_stream s);
+
+/** Makes future work on `s` wait until event `e` completes (cudaStreamWaitEvent). Waiting on
+    an event never recorded is a no-op (as in CUDA). `e` and `s` must belong to the same
+    context. Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_stream_wait_event(xfer_stream s, xfer_event e);
+
+/** Queues a host function on the stream (cudaLaunchHostFunc): it runs once earlier work is
+    done, and later work waits for it to return. It must not call xfer or CUDA functions.
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (fn NULL), XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn fn, void *user_data);
+
+/** The backend's own stream object, for launching kernels on it: a cudaStream_t for CUDA
+    backends; for host, an opaque pointer that only identifies the stream. NULL for an
+    invalid handle (sets xfer_last_error). Valid until xfer_stream_destroy. Thread-safe. */
+XFER_API void *xfer_stream_native(xfer_stream s);
+
+/* ------------------------------------------------------------------ events */
+
+/** Creates an event (cudaEventCreateWithFlags; XFER_EVENT_DISABLE_TIMING -> cudaEventDisableTiming).
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (e NULL, unknown flags),
+    XFER_ERROR_OUT_OF_MEMORY, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_event_create(xfer_context ctx, unsigned flags, xfer_event *e);
+
+/** Destroys an event (cudaEventDestroy); work that waits on it is unaffected.
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_event_destroy(xfer_event e);
+
+/** Records the event at the current end of stream `s` (cudaEventRecord); re-recording moves it.
+    Returns XFER_ERROR_INVALID_HANDLE (either handle, or different contexts), XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_event_record(xfer_event e, xfer_stream s);
+
+/** Blocks until the work before the event's last record is done (cudaEventSynchronize).
+    An event never recorded completes at once. Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_event_synchronize(xfer_event e);
+
+/** XFER_SUCCESS if the event has completed (or was never recorded), XFER_ERROR_NOT_READY if
+    not (cudaEventQuery). Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. Never blocks. */
+XFER_API xfer_status xfer_event_query(xfer_event e);
+
+/** Milliseconds between two completed events (cudaEventElapsedTime; resolution about 0.5 us).
+    Returns XFER_ERROR_INVALID_HANDLE (either handle, or different contexts),
+    XFER_ERROR_INVALID_ARGUMENT (ms NULL), XFER_ERROR_INVALID_STATE (an event was never
+    recorded or was created with XFER_EVENT_DISABLE_TIMING), XFER_ERROR_NOT_READY (an event
+    has not completed yet), XFER_ERROR_BACKEND. */
+XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, float *ms);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XFER_XFER_H */

@@ -1,0 +1,152 @@
+/*
+ * xfer_backend.h -- the plugin ABI that xfer backends implement.
+ *
+ * Applications include xfer.h only. A backend is a shared library that includes this header
+ * (never a core header) and exports one C function, XFER_BACKEND_ENTRY_SYMBOL, returning a
+ * pointer to a static xfer_backend_table.
+ *
+ * Versioning: the table carries the ABI major and minor version it was built against and its
+ * own size. The core refuses (XFER_ERROR_BACKEND_ABI, naming the file and both versions) a
+ * plugin whose major version differs from XFER_BACKEND_ABI_MAJOR or whose table is smaller
+ * than XFER_BACKEND_TABLE_V1_SIZE. Entries are append-only: a newer core reads entries past
+ * an older plugin's struct_size as NULL. A NULL optional entry means "not supported" and the
+ * core answers XFER_ERROR_NOT_SUPPORTED for it; a NULL required entry refuses the plugin.
+ *
+ * Division of work: the core validates every handle and argument (NULL pointers, sizes,
+ * bounds, flags, context ownership, event state) before calling a backend, so entries
+ * receive only valid objects. Backends report failures by returning a status and calling
+ * core->set_error() with a message that names the failing native call and its code; an
+ * entry that fails leaves no partial state and leaks nothing. No C++ type and no exception
+ * crosses this boundary. Every entry may be called from several threads at once.
+ */
+#ifndef XFER_XFER_BACKEND_H
+#define XFER_XFER_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "xfer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define XFER_BACKEND_ABI_MAJOR 1
+#define XFER_BACKEND_ABI_MINOR 0
+
+/** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
+#define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
+
+/** Plugins are files named XFER_BACKEND_FILE_PREFIX <name> XFER_BACKEND_FILE_SUFFIX in a
+    plugin folder, e.g. libxfer-backend-pinned.so. */
+#define XFER_BACKEND_FILE_PREFIX "libxfer-backend-"
+#define XFER_BACKEND_FILE_SUFFIX ".so"
+
+/** Services the core offers a plugin. Valid for the life of the process. */
+typedef struct xfer_core_services {
+    size_t struct_size;
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    /** Sets the calling thread's xfer_last_error() message for the failure the entry is about
+        to return. `message` is copied. */
+    void (*set_error)(xfer_status status, const char *message);
+} xfer_core_services;
+
+/** A parameter a backend declares. The core maps it to the config-file key
+    "[<backend>] <name>" and the environment variable XFER_<BACKEND>_<NAME> (upper case). */
+typedef struct xfer_backend_param {
+    const char *name;          /**< lower_case, e.g. "chunk_size" */
+    const char *type;          /**< "int", "size", "bool" or "string" */
+    const char *default_value; /**< as text, e.g. "8MiB" */
+    const char *help;          /**< one line */
+} xfer_backend_param;
+
+/** An effective parameter value handed to context_create. Sizes arrive as decimal bytes,
+    bools as "0"/"1", ints as decimal; already validated against the declared type. */
+typedef struct xfer_backend_param_value {
+    const char *name;
+    const char *value;
+} xfer_backend_param_value;
+
+/** The function table. Object pointers (ctx, buf, stream, event) are the backend's own. */
+typedef struct xfer_backend_table {
+    uint32_t abi_major;        /**< XFER_BACKEND_ABI_MAJOR the plugin was built with */
+    uint32_t abi_minor;        /**< XFER_BACKEND_ABI_MINOR the plugin was built with */
+    size_t struct_size;        /**< sizeof(xfer_backend_table) as the plugin was built */
+    const char *name;          /**< must equal the <name> of the plugin's file name */
+    const char *description;   /**< one line for `xfer-tool list` */
+    xfer_device_kind device_kind;
+    unsigned caps;             /**< XFER_CAP_* bits */
+    const xfer_backend_param *params;
+    size_t param_count;
+
+    /* --- required --- */
+    /** Can the backend run here? On success sets *device_count (>= 1). On failure returns
+        XFER_ERROR_NO_DEVICE or XFER_ERROR_BACKEND_UNAVAILABLE with set_error saying why
+        (e.g. "cudaGetDeviceCount: no CUDA-capable device is detected (cudaErrorNoDevice=100)").
+        Cheap and repeatable. */
+    xfer_status (*probe)(int *device_count);
+    /** Binds to `device` (already checked 0 <= device < count) with the effective parameters. */
+    xfer_status (*context_create)(int device, const xfer_backend_param_value *params, size_t param_count,
+                                  void **ctx);
+    /** Called after the core destroyed every stream, event and buffer of the context. */
+    xfer_status (*context_destroy)(void *ctx);
+    /** bytes > 0; flags validated (XFER_ALLOC_* only, not both PREFER bits). On failure nothing
+        is allocated. Sets the two views (the same pointer where XFER_CAP_SHARED_VIEW). */
+    xfer_status (*buffer_alloc)(void *ctx, size_t bytes, unsigned flags, void **buf, void **host_view,
+                                void **device_view);
+    /** Must not release memory that queued work still uses: wait for it, or defer the release
+        in stream order. */
+    xfer_status (*buffer_free)(void *ctx, void *buf);
+    xfer_status (*stream_create)(void *ctx, void **stream);
+    /** Waits for queued work before destroying. */
+    xfer_status (*stream_destroy)(void *ctx, void *stream);
+    xfer_status (*stream_synchronize)(void *ctx, void *stream);
+
+    /* --- optional (NULL: the core answers XFER_ERROR_NOT_SUPPORTED) --- */
+    xfer_status (*device_info)(void *ctx, xfer_device_info *info);
+    /** dir valid; bytes > 0; offset + bytes within the buffer (checked by the core). */
+    xfer_status (*buffer_copy_async)(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
+                                     void *stream);
+    xfer_status (*memcpy_async)(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
+                                void *stream);
+    /** count > 0, every pointer non-NULL, every size > 0 (checked by the core). */
+    xfer_status (*memcpy_batch_async)(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
+                                      size_t count, xfer_copy_kind kind, void *stream);
+    /** XFER_SUCCESS or XFER_ERROR_NOT_READY (no set_error needed for NOT_READY). */
+    xfer_status (*stream_query)(void *ctx, void *stream);
+    xfer_status (*stream_wait_event)(void *ctx, void *stream, void *event);
+    xfer_status (*stream_launch_host_func)(void *ctx, void *stream, xfer_host_fn fn, void *user_data);
+    /** The native stream object (cudaStream_t); never NULL for a valid stream. */
+    void *(*stream_native)(void *ctx, void *stream);
+    /** flags validated (XFER_EVENT_* only). */
+    xfer_status (*event_create)(void *ctx, unsigned flags, void **event);
+    xfer_status (*event_destroy)(void *ctx, void *event);
+    xfer_status (*event_record)(void *ctx, void *event, void *stream);
+    xfer_status (*event_synchronize)(void *ctx, void *event);
+    /** XFER_SUCCESS or XFER_ERROR_NOT_READY. */
+    xfer_status (*event_query)(void *ctx, void *event);
+    /** Both events recorded with timing (checked by the core); XFER_ERROR_NOT_READY if either
+        has not completed. */
+    xfer_status (*event_elapsed_ms)(void *ctx, void *start, void *end, float *ms);
+} xfer_backend_table;
+
+/** Smallest table a v1 core accepts: every entry of ABI 1.0. */
+#define XFER_BACKEND_TABLE_V1_SIZE (offsetof(xfer_backend_table, event_elapsed_ms) + sizeof(void *))
+
+/** The entry point's type. Called once per process, after the plugin is loaded; returns NULL
+    only if the plugin cannot describe itself at all. Must not call CUDA or start threads:
+    that waits for probe/context_create. */
+typedef const xfer_backend_table *(*xfer_backend_entry_fn)(const xfer_core_services *core);
+
+#if defined(__GNUC__)
+#define XFER_BACKEND_EXPORT __attribute__((visibility("default")))
+#else
+#define XFER_BACKEND_EXPORT
+#endif
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* XFER_XFER_BACKEND_H */

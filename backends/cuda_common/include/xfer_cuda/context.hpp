@@ -1,0 +1,61 @@
+// A CUDA backend's context: one device, its properties that change behaviour, and the entries
+// every CUDA backend shares for probing and opening a device.
+#pragma once
+
+#include <memory>
+
+#include <cuda_runtime_api.h>
+#include <xfer/xfer_backend.h>
+
+namespace xfer::cuda {
+
+// Properties read once at context_create; backends decide on them (e.g. managed prefetch).
+struct DeviceCaps {
+    int concurrent_managed_access = 0;
+    int can_map_host_memory = 0;
+    int managed_memory = 0;
+};
+
+// Base of every CUDA backend's context. A backend that needs more state derives from it; the
+// plugin ABI's void* always points at this base (convert derived -> Context* -> void*).
+struct Context {
+    int device = 0;
+    DeviceCaps caps;
+    virtual ~Context() = default;
+};
+
+inline Context &as_context(void *ctx) { return *static_cast<Context *>(ctx); }
+
+// The runtime's current device is per host thread and calls may arrive on any thread, so every
+// entry binds the context's device first (cheap: no driver round trip once initialised).
+xfer_status activate(const Context &ctx) noexcept;
+
+// What a backend needs of every device it opens, beyond being a CUDA device.
+enum class Requirement { none, managed_memory, map_host_memory };
+
+// probe entry body: counts CUDA devices; NO_DEVICE with the reason when there is no driver or
+// no device (e.g. "no CUDA driver: libcuda.so.1 could not be loaded (...)"); BACKEND_UNAVAILABLE
+// when no device meets `req`.
+xfer_status probe_devices(Requirement req, int *device_count) noexcept;
+
+// Binds `ctx` to `device`: cudaSetDevice + cudaFree(0) to create the primary context now (so
+// the first copy does not pay for it), reads DeviceCaps, checks `req` (BACKEND_UNAVAILABLE
+// naming the device and the missing attribute if it is not met).
+xfer_status open_device(int device, Requirement req, Context &ctx) noexcept;
+
+// open_device on `ctx`, then hands it to the core through `out` (ownership passes to the
+// context_destroy entry). `ctx` may be a backend's type derived from Context.
+xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context> ctx, void **out) noexcept;
+
+// buffer_free must never release memory that queued work still uses. The CUDA backends wait
+// for the whole device to go idle (cudaDeviceSynchronize) before releasing: this also covers
+// kernels the application queued on its own streams using the buffer, and pageable host memory,
+// whose free() the driver would not order. Freeing is not on the copy path, so the stall is
+// the price of never having a use-after-free.
+xfer_status wait_for_queued_work(const Context &ctx) noexcept;
+
+// context_destroy entry shared by all CUDA backends (the core has already released every
+// stream, event and buffer of the context).
+xfer_status context_destroy(void *ctx);
+
+}  // namespace xfer::cuda

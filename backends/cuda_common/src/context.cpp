@@ -1,0 +1,34 @@
+#include "xfer_cuda/context.hpp"
+
+#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/guard.hpp"
+
+namespace xfer::cuda {
+
+xfer_status activate(const Context &ctx) noexcept {
+    return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
+}
+
+xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context> ctx, void **out) noexcept {
+    if (auto st = open_device(device, req, *ctx)) {
+        return st;
+    }
+    *out = ctx.release();
+    return XFER_SUCCESS;
+}
+
+xfer_status wait_for_queued_work(const Context &ctx) noexcept {
+    return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)",
+                 ctx.device);
+}
+
+xfer_status context_destroy(void *ctx) {
+    return guarded("context_destroy", [&] {
+        // No cudaDeviceReset: the primary context is shared with the application and with other
+        // xfer contexts on the same device; the core has already released our objects.
+        delete static_cast<Context *>(ctx);
+        return XFER_SUCCESS;
+    });
+}
+
+}  // namespace xfer::cuda

@@ -1,0 +1,107 @@
+#include <cstdio>
+
+#include "xfer_cuda/context.hpp"
+#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/services.hpp"
+
+namespace xfer::cuda {
+namespace {
+
+// cudaGetDeviceCount says "driver version is insufficient" both when the driver is too old
+// and when there is no driver at all; the driver version tells the two apart, which is what a
+// user reading `xfer-tool list` needs to know.
+xfer_status report_count_failure(cudaError_t err) {
+    (void)cudaGetLastError();
+    int driver = 0;
+    int runtime = 0;
+    (void)cudaDriverGetVersion(&driver);
+    (void)cudaRuntimeGetVersion(&runtime);
+    const xfer_status st = status_from_cuda(err) == XFER_ERROR_NO_DEVICE ? XFER_ERROR_NO_DEVICE
+                                                                          : XFER_ERROR_BACKEND_UNAVAILABLE;
+    if (err == cudaErrorInsufficientDriver && driver == 0) {
+        return fail(st, "no CUDA driver: libcuda.so.1 could not be loaded (cudaGetDeviceCount: %s (%s=%d))",
+                    cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
+    }
+    if (err == cudaErrorInsufficientDriver) {
+        return fail(st, "CUDA driver %d.%d is older than the CUDA runtime %d.%d (cudaGetDeviceCount: %s (%s=%d))",
+                    driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10,
+                    cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
+    }
+    return fail(st, "cudaGetDeviceCount: %s (%s=%d)", cudaGetErrorString(err), cudaGetErrorName(err),
+                static_cast<int>(err));
+}
+
+cudaDeviceAttr attribute_of(Requirement req) {
+    return req == Requirement::managed_memory ? cudaDevAttrManagedMemory : cudaDevAttrCanMapHostMemory;
+}
+
+const char *attribute_name(Requirement req) {
+    return req == Requirement::managed_memory ? "cudaDevAttrManagedMemory" : "cudaDevAttrCanMapHostMemory";
+}
+
+}  // namespace
+
+xfer_status probe_devices(Requirement req, int *device_count) noexcept {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        return report_count_failure(err);
+    }
+    if (count <= 0) {
+        return fail(XFER_ERROR_NO_DEVICE, "cudaGetDeviceCount: no CUDA-capable device is detected (0 devices)");
+    }
+    if (req != Requirement::none) {
+        int usable = 0;
+        for (int d = 0; d < count; ++d) {
+            int value = 0;
+            if (cudaDeviceGetAttribute(&value, attribute_of(req), d) == cudaSuccess && value != 0) {
+                ++usable;
+            }
+        }
+        (void)cudaGetLastError();
+        if (usable == 0) {
+            return fail(XFER_ERROR_BACKEND_UNAVAILABLE, "none of the %d CUDA devices supports %s", count,
+                        attribute_name(req));
+        }
+    }
+    // Device indexes stay CUDA ordinals, so the count is every device; one lacking the
+    // requirement is refused by name at context_create.
+    *device_count = count;
+    return XFER_SUCCESS;
+}
+
+xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
+    ctx.device = device;
+    if (auto st = check(cudaSetDevice(device), "cudaSetDevice(%d)", device)) {
+        return st;
+    }
+    // Creates (or retains) the primary context now rather than inside the first timed copy.
+    if (auto st = check(cudaFree(nullptr), "cudaFree(0) creating the primary context of device %d", device)) {
+        return st;
+    }
+    struct {
+        cudaDeviceAttr attr;
+        int *out;
+        const char *name;
+    } const reads[] = {
+        {cudaDevAttrConcurrentManagedAccess, &ctx.caps.concurrent_managed_access, "cudaDevAttrConcurrentManagedAccess"},
+        {cudaDevAttrCanMapHostMemory, &ctx.caps.can_map_host_memory, "cudaDevAttrCanMapHostMemory"},
+        {cudaDevAttrManagedMemory, &ctx.caps.managed_memory, "cudaDevAttrManagedMemory"},
+    };
+    for (const auto &r : reads) {
+        if (auto st = check(cudaDeviceGetAttribute(r.out, r.attr, device), "cudaDeviceGetAttribute(%s, device %d)",
+                            r.name, device)) {
+            return st;
+        }
+    }
+    const int *needed = req == Requirement::managed_memory    ? &ctx.caps.managed_memory
+                        : req == Requirement::map_host_memory ? &ctx.caps.can_map_host_memory
+                                                              : nullptr;
+    if (needed != nullptr && *needed == 0) {
+        return fail(XFER_ERROR_BACKEND_UNAVAILABLE, "CUDA device %d does not support %s (attribute is 0)", device,
+                    attribute_name(req));
+    }
+    return XFER_SUCCESS;
+}
+
+}  // namespace xfer::cuda

@@ -1,0 +1,33 @@
+#include "xfer_cuda/services.hpp"
+
+#include <atomic>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdio>
+
+namespace xfer::cuda {
+namespace {
+std::atomic<const xfer_core_services *> g_core{nullptr};
+}
+
+void set_core_services(const xfer_core_services *core) noexcept { g_core.store(core); }
+
+xfer_status fail(xfer_status status, const char *format, ...) noexcept {
+    const xfer_core_services *core = g_core.load();
+    // A core older than set_error (or none: a test driving the plugin directly) still gets the
+    // status; only the detail is lost.
+    const bool has_set_error = core != nullptr &&
+                               core->struct_size >= offsetof(xfer_core_services, set_error) + sizeof(void *) &&
+                               core->set_error != nullptr;
+    if (has_set_error) {
+        char message[1024];
+        va_list args;
+        va_start(args, format);
+        std::vsnprintf(message, sizeof message, format, args);
+        va_end(args);
+        core->set_error(status, message);
+    }
+    return status;
+}
+
+}  // namespace xfer::cuda

@@ -1,0 +1,30 @@
+#include "xfer_cuda/context.hpp"
+#include "xfer_cuda/entries.hpp"
+
+namespace xfer::cuda {
+
+void fill_common_entries(xfer_backend_table &t) noexcept {
+    t.abi_major = XFER_BACKEND_ABI_MAJOR;
+    t.abi_minor = XFER_BACKEND_ABI_MINOR;
+    t.struct_size = sizeof(xfer_backend_table);
+    t.device_kind = XFER_DEVICE_KIND_CUDA;
+    t.context_destroy = context_destroy;
+    t.stream_create = stream_create;
+    t.stream_destroy = stream_destroy;
+    t.stream_synchronize = stream_synchronize;
+    t.device_info = device_info;
+    t.memcpy_async = memcpy_async;
+    t.memcpy_batch_async = memcpy_batch_async;
+    t.stream_query = stream_query;
+    t.stream_wait_event = stream_wait_event;
+    t.stream_launch_host_func = stream_launch_host_func;
+    t.stream_native = stream_native;
+    t.event_create = event_create;
+    t.event_destroy = event_destroy;
+    t.event_record = event_record;
+    t.event_synchronize = event_synchronize;
+    t.event_query = event_query;
+    t.event_elapsed_ms = event_elapsed_ms;
+}
+
+}  // namespace xfer::cuda

@@ -1,0 +1,98 @@
+#include "host_buffer.hpp"
+
+#include "host_errors.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <utility>
+
+namespace xfer_host {
+namespace {
+struct FreeDeleter {
+    void operator()(unsigned char *p) const noexcept { std::free(p); }
+};
+using Block = std::unique_ptr<unsigned char, FreeDeleter>;
+
+std::size_t page_size() noexcept {
+    const long size = sysconf(_SC_PAGESIZE);
+    return size > 0 ? static_cast<std::size_t>(size) : 4096;
+}
+
+// Page alignment matches what the CUDA backends hand out, so user code tuned on host keeps
+// its alignment assumptions on a GPU.
+xfer_status allocate_view(std::size_t bytes, const char *which, Block *out) {
+    void *p = nullptr;
+    const int rc = posix_memalign(&p, page_size(), bytes);
+    if (rc != 0) {
+        report(XFER_ERROR_OUT_OF_MEMORY, std::string("posix_memalign(") + std::to_string(bytes) + " bytes, " + which +
+                                             "): " + std::strerror(rc) + " (errno " + std::to_string(rc) + ")");
+        return XFER_ERROR_OUT_OF_MEMORY;
+    }
+    out->reset(static_cast<unsigned char *>(p));
+    return XFER_SUCCESS;
+}
+
+// Gives back a device-memory reservation unless it was handed on to a HostStorage.
+class Reservation {
+public:
+    Reservation(DeviceMemoryAccount &account, std::size_t bytes) noexcept : account_(account), bytes_(bytes) {}
+    ~Reservation() {
+        if (bytes_ != 0) {
+            account_.release(bytes_);
+        }
+    }
+    void keep() noexcept { bytes_ = 0; }
+
+private:
+    DeviceMemoryAccount &account_;
+    std::size_t bytes_;
+};
+}  // namespace
+
+HostStorage::HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
+                         unsigned char *device) noexcept
+    : account_(std::move(account)), bytes_(bytes), host_(host), device_(device) {}
+
+HostStorage::~HostStorage() {
+    std::free(host_);
+    std::free(device_);
+    account_->release(bytes_);
+}
+
+xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes,
+                                std::shared_ptr<HostStorage> *out) {
+    if (!account->reserve(bytes)) {
+        const auto capacity = account->capacity();
+        const auto used = account->used();
+        report(XFER_ERROR_OUT_OF_MEMORY,
+               "host buffer_alloc: emulated device memory exhausted: " + std::to_string(bytes) + " bytes requested, " +
+                   std::to_string(used > capacity ? 0 : capacity - used) + " of " + std::to_string(capacity) +
+                   " bytes free (capacity set by the device_memory parameter, default physical RAM)");
+        return XFER_ERROR_OUT_OF_MEMORY;
+    }
+    Reservation reservation(*account, bytes);
+    Block host;
+    Block device;
+    xfer_status st = allocate_view(bytes, "host view", &host);
+    if (st != XFER_SUCCESS) {
+        return st;
+    }
+    st = allocate_view(bytes, "emulated device view", &device);
+    if (st != XFER_SUCCESS) {
+        return st;
+    }
+    // Ownership moves in steps that each either fully succeed or throw with nothing moved:
+    // `new` may throw while the blocks and the reservation are still held here; after that the
+    // storage owns everything, and a throwing shared_ptr control block leaves it in `owner`.
+    std::unique_ptr<HostStorage> owner(new HostStorage(account, bytes, host.get(), device.get()));
+    host.release();
+    device.release();
+    reservation.keep();
+    *out = std::shared_ptr<HostStorage>(std::move(owner));
+    return XFER_SUCCESS;
+}
+
+}  // namespace xfer_host

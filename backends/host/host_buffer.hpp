@@ -1,0 +1,46 @@
+// A host-backend buffer: two separate page-aligned host allocations, one playing the device.
+#pragma once
+
+#include "host_context.hpp"
+
+#include <xfer/xfer_backend.h>
+
+#include <cstddef>
+#include <memory>
+
+namespace xfer_host {
+
+// The memory of a buffer. Reference-counted: the buffer handle holds one reference and every
+// queued copy another, so xfer_free never releases memory a queued copy still uses (the last
+// reference, possibly a worker thread's, releases it: deferred free in stream order).
+class HostStorage {
+public:
+    // Reserves `bytes` on the emulated device and allocates both views. Reports and returns
+    // XFER_ERROR_OUT_OF_MEMORY (nothing allocated or reserved) when either does not fit.
+    static xfer_status create(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes,
+                              std::shared_ptr<HostStorage> *out);
+
+    ~HostStorage();
+    HostStorage(const HostStorage &) = delete;
+    HostStorage &operator=(const HostStorage &) = delete;
+
+    unsigned char *host_view() const noexcept { return host_; }
+    unsigned char *device_view() const noexcept { return device_; }
+    std::size_t size() const noexcept { return bytes_; }
+
+private:
+    HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
+                unsigned char *device) noexcept;
+
+    std::shared_ptr<DeviceMemoryAccount> account_;
+    std::size_t bytes_;
+    unsigned char *host_;
+    unsigned char *device_;
+};
+
+// What the core holds as the backend's buffer object.
+struct HostBuffer {
+    std::shared_ptr<HostStorage> storage;
+};
+
+}  // namespace xfer_host

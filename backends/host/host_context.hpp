@@ -1,0 +1,49 @@
+// The host backend's context: the emulated device's capacity and what is allocated on it.
+#pragma once
+
+#include <xfer/xfer_backend.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+namespace xfer_host {
+
+// Bytes of emulated device memory in use against a capacity. Shared (not owned) by every
+// buffer's storage, because storage may outlive its buffer handle until queued copies finish.
+class DeviceMemoryAccount {
+public:
+    explicit DeviceMemoryAccount(std::uint64_t capacity) noexcept : capacity_(capacity) {}
+
+    // Takes `bytes` from the capacity; false (nothing taken) if they do not fit.
+    bool reserve(std::uint64_t bytes) noexcept;
+    void release(std::uint64_t bytes) noexcept;
+
+    std::uint64_t capacity() const noexcept { return capacity_; }
+    std::uint64_t used() const noexcept { return used_.load(); }
+
+private:
+    const std::uint64_t capacity_;
+    std::atomic<std::uint64_t> used_{0};
+};
+
+struct HostContext {
+    int device = 0;
+    // true: the device_memory parameter set the capacity; false: physical RAM bounds it.
+    bool capacity_from_param = false;
+    std::shared_ptr<DeviceMemoryAccount> account;
+};
+
+// Physical RAM of the machine in bytes (sysconf), 0 if unknown.
+std::uint64_t physical_memory_bytes() noexcept;
+// RAM not in use right now in bytes (sysconf), 0 if unknown.
+std::uint64_t available_memory_bytes() noexcept;
+
+// Builds a context from the effective parameters (already validated by the core; device_memory
+// arrives as decimal bytes). Reports and returns a status on failure.
+xfer_status create_context(int device, const xfer_backend_param_value *params, std::size_t param_count,
+                           HostContext **out);
+
+void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept;
+
+}  // namespace xfer_host

@@ -1,0 +1,311 @@
+// The host backend's plugin table: each entry checks nothing the core already validated
+// (see xfer_backend.h), does its work through the classes of this folder, and turns every
+// exception into a status through guarded().
+#include "host_buffer.hpp"
+#include "host_context.hpp"
+#include "host_errors.hpp"
+#include "host_event.hpp"
+#include "host_stream.hpp"
+
+#include <xfer/xfer_backend.h>
+
+#include <chrono>
+#include <cstring>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace xfer_host {
+namespace {
+
+HostContext *as_context(void *p) { return static_cast<HostContext *>(p); }
+HostBuffer *as_buffer(void *p) { return static_cast<HostBuffer *>(p); }
+HostStream *as_stream(void *p) { return static_cast<HostStream *>(p); }
+HostEvent *as_event(void *p) { return static_cast<HostEvent *>(p); }
+
+const xfer_backend_param kParams[] = {
+    {"device_memory", "size", "0",
+     "capacity of the emulated device in bytes (0: physical RAM); allocations beyond it fail with "
+     "XFER_ERROR_OUT_OF_MEMORY"},
+};
+
+// ------------------------------------------------------------------------- contexts
+
+xfer_status probe(int *device_count) {
+    *device_count = 1;  // the emulated device is always there
+    return XFER_SUCCESS;
+}
+
+xfer_status context_create(int device, const xfer_backend_param_value *params, size_t param_count, void **ctx) {
+    return guarded("host context_create", [&] {
+        HostContext *created = nullptr;
+        const xfer_status st = create_context(device, params, param_count, &created);
+        if (st == XFER_SUCCESS) {
+            *ctx = created;
+        }
+        return st;
+    });
+}
+
+xfer_status context_destroy(void *ctx) {
+    delete as_context(ctx);
+    return XFER_SUCCESS;
+}
+
+xfer_status device_info(void *ctx, xfer_device_info *info) {
+    fill_device_info(*as_context(ctx), info);
+    return XFER_SUCCESS;
+}
+
+// -------------------------------------------------------------------------- buffers
+
+xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned /*flags: placement hints mean nothing here*/,
+                         void **buf, void **host_view, void **device_view) {
+    return guarded("host buffer_alloc", [&] {
+        std::shared_ptr<HostStorage> storage;
+        const xfer_status st = HostStorage::create(as_context(ctx)->account, bytes, &storage);
+        if (st != XFER_SUCCESS) {
+            return st;
+        }
+        auto buffer = std::make_unique<HostBuffer>();
+        buffer->storage = std::move(storage);
+        *host_view = buffer->storage->host_view();
+        *device_view = buffer->storage->device_view();
+        *buf = buffer.release();
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status buffer_free(void * /*ctx*/, void *buf) {
+    // Drops the handle's reference only; queued copies hold their own and the last one frees.
+    delete as_buffer(buf);
+    return XFER_SUCCESS;
+}
+
+xfer_status buffer_copy_async(void * /*ctx*/, void *buf, xfer_direction dir, size_t offset, size_t bytes,
+                              void *stream) {
+    return guarded("host buffer_copy_async", [&] {
+        std::shared_ptr<HostStorage> storage = as_buffer(buf)->storage;
+        as_stream(stream)->enqueue([storage, dir, offset, bytes] {
+            unsigned char *host = storage->host_view() + offset;
+            unsigned char *device = storage->device_view() + offset;
+            if (dir == XFER_TO_DEVICE) {
+                std::memcpy(device, host, bytes);
+            } else {
+                std::memcpy(host, device, bytes);
+            }
+        });
+        return XFER_SUCCESS;
+    });
+}
+
+// ---------------------------------------------------------------------- raw copies
+
+// Every kind is a memcpy: the emulated device lives in host memory, so all pointers are host pointers.
+xfer_status memcpy_async(void * /*ctx*/, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/,
+                         void *stream) {
+    return guarded("host memcpy_async", [&] {
+        as_stream(stream)->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status memcpy_batch_async(void * /*ctx*/, void *const *dsts, const void *const *srcs, const size_t *sizes,
+                               size_t count, xfer_copy_kind /*kind*/, void *stream) {
+    return guarded("host memcpy_batch_async", [&] {
+        struct Copy {
+            void *dst;
+            const void *src;
+            size_t bytes;
+        };
+        // The caller's arrays are only valid during this call: keep a copy for the worker.
+        std::vector<Copy> copies;
+        copies.reserve(count);
+        for (size_t i = 0; i < count; ++i) {
+            copies.push_back(Copy{dsts[i], srcs[i], sizes[i]});
+        }
+        as_stream(stream)->enqueue([copies = std::move(copies)] {
+            for (const Copy &c : copies) {
+                std::memcpy(c.dst, c.src, c.bytes);
+            }
+        });
+        return XFER_SUCCESS;
+    });
+}
+
+// -------------------------------------------------------------------------- streams
+
+xfer_status stream_create(void * /*ctx*/, void **stream) {
+    return guarded("host stream_create (starting the stream's worker thread)", [&] {
+        *stream = new HostStream();
+        return XFER_SUCCESS;
+    });
+}
+
+// A host function must not call xfer (xfer.h); if it waits for its own stream anyway, it
+// gets an error instead of a deadlock.
+xfer_status refuse_on_own_worker(HostStream &s, const char *operation) {
+    if (!s.is_worker_thread()) {
+        return XFER_SUCCESS;
+    }
+    return report_failure(XFER_ERROR_INVALID_STATE, operation,
+                          "called from a host function running on this stream, which would wait for itself "
+                          "(host functions must not call xfer functions)");
+}
+
+xfer_status stream_destroy(void * /*ctx*/, void *stream) {
+    HostStream *s = as_stream(stream);
+    if (xfer_status st = refuse_on_own_worker(*s, "host stream_destroy"); st != XFER_SUCCESS) {
+        return st;
+    }
+    // Failures of earlier host functions are reported, but the stream goes either way.
+    const xfer_status st = guarded("host stream_destroy", [&] { return s->synchronize(); });
+    delete s;
+    return st;
+}
+
+xfer_status stream_synchronize(void * /*ctx*/, void *stream) {
+    return guarded("host stream_synchronize", [&] {
+        HostStream *s = as_stream(stream);
+        if (xfer_status st = refuse_on_own_worker(*s, "host stream_synchronize"); st != XFER_SUCCESS) {
+            return st;
+        }
+        return s->synchronize();
+    });
+}
+
+xfer_status stream_query(void * /*ctx*/, void *stream) {
+    return guarded("host stream_query",
+                   [&] { return as_stream(stream)->idle() ? XFER_SUCCESS : XFER_ERROR_NOT_READY; });
+}
+
+xfer_status stream_wait_event(void * /*ctx*/, void *stream, void *event) {
+    return guarded("host stream_wait_event", [&] {
+        std::shared_ptr<EventMarker> marker = as_event(event)->latest();
+        if (!marker) {
+            return XFER_SUCCESS;  // never recorded: nothing to wait for (as in CUDA)
+        }
+        // Blocks only this stream's worker; the marker completes on the recording stream.
+        as_stream(stream)->enqueue([marker] { marker->wait(); });
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status stream_launch_host_func(void * /*ctx*/, void *stream, xfer_host_fn fn, void *user_data) {
+    return guarded("host stream_launch_host_func", [&] {
+        as_stream(stream)->enqueue([fn, user_data] { fn(user_data); });
+        return XFER_SUCCESS;
+    });
+}
+
+void *stream_native(void * /*ctx*/, void *stream) {
+    // No native object exists; the stream's own address identifies it uniquely while it lives.
+    return stream;
+}
+
+// --------------------------------------------------------------------------- events
+
+xfer_status event_create(void * /*ctx*/, unsigned /*flags: timing is always cheap here*/, void **event) {
+    return guarded("host event_create", [&] {
+        *event = new HostEvent();
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status event_destroy(void * /*ctx*/, void *event) {
+    // Queued waits and records hold their markers, not the event, so they are unaffected.
+    delete as_event(event);
+    return XFER_SUCCESS;
+}
+
+xfer_status event_record(void * /*ctx*/, void *event, void *stream) {
+    return guarded("host event_record", [&] {
+        auto marker = std::make_shared<EventMarker>();
+        as_stream(stream)->enqueue([marker] { marker->complete(); });
+        as_event(event)->set_latest(std::move(marker));
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status event_synchronize(void * /*ctx*/, void *event) {
+    return guarded("host event_synchronize", [&] {
+        if (std::shared_ptr<EventMarker> marker = as_event(event)->latest()) {
+            marker->wait();
+        }
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status event_query(void * /*ctx*/, void *event) {
+    return guarded("host event_query", [&] {
+        std::shared_ptr<EventMarker> marker = as_event(event)->latest();
+        return !marker || marker->is_complete() ? XFER_SUCCESS : XFER_ERROR_NOT_READY;
+    });
+}
+
+xfer_status event_elapsed_ms(void * /*ctx*/, void *start, void *end, float *ms) {
+    return guarded("host event_elapsed_ms", [&] {
+        std::shared_ptr<EventMarker> first = as_event(start)->latest();
+        std::shared_ptr<EventMarker> last = as_event(end)->latest();
+        if (!first || !last) {
+            // The core checks this first; kept so the backend is correct on its own too.
+            report(XFER_ERROR_INVALID_STATE, "host event_elapsed_ms: an event was never recorded");
+            return XFER_ERROR_INVALID_STATE;
+        }
+        if (!first->is_complete() || !last->is_complete()) {
+            return XFER_ERROR_NOT_READY;
+        }
+        // May be negative when `end` completed first, as with cudaEventElapsedTime.
+        const std::chrono::duration<float, std::milli> elapsed = last->completion_time() - first->completion_time();
+        *ms = elapsed.count();
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_backend_table make_table() {
+    xfer_backend_table t{};
+    t.abi_major = XFER_BACKEND_ABI_MAJOR;
+    t.abi_minor = XFER_BACKEND_ABI_MINOR;
+    t.struct_size = sizeof(xfer_backend_table);
+    t.name = "host";
+    t.description =
+        "GPU-less emulated device: device memory is a separate host allocation; copies run on per-stream worker "
+        "threads";
+    t.device_kind = XFER_DEVICE_KIND_HOST;
+    t.caps = XFER_CAP_ASYNC_COPY;
+    t.params = kParams;
+    t.param_count = sizeof kParams / sizeof kParams[0];
+    t.probe = probe;
+    t.context_create = context_create;
+    t.context_destroy = context_destroy;
+    t.buffer_alloc = buffer_alloc;
+    t.buffer_free = buffer_free;
+    t.stream_create = stream_create;
+    t.stream_destroy = stream_destroy;
+    t.stream_synchronize = stream_synchronize;
+    t.device_info = device_info;
+    t.buffer_copy_async = buffer_copy_async;
+    t.memcpy_async = memcpy_async;
+    t.memcpy_batch_async = memcpy_batch_async;
+    t.stream_query = stream_query;
+    t.stream_wait_event = stream_wait_event;
+    t.stream_launch_host_func = stream_launch_host_func;
+    t.stream_native = stream_native;
+    t.event_create = event_create;
+    t.event_destroy = event_destroy;
+    t.event_record = event_record;
+    t.event_synchronize = event_synchronize;
+    t.event_query = event_query;
+    t.event_elapsed_ms = event_elapsed_ms;
+    return t;
+}
+
+const xfer_backend_table kTable = make_table();
+
+}  // namespace
+}  // namespace xfer_host
+
+extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
+    xfer_host::set_core_services(core);
+    return &xfer_host::kTable;
+}

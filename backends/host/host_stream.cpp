@@ -1,0 +1,95 @@
+#include "host_stream.hpp"
+
+#include "host_errors.hpp"
+
+#include <exception>
+#include <utility>
+
+namespace xfer_host {
+
+HostStream::HostStream() : worker_([this] { serve(); }) {}
+
+HostStream::~HostStream() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        stopping_ = true;
+    }
+    work_ready_.notify_one();
+    // The worker drains the queue before it leaves, so destroying never drops queued work.
+    // join() only throws for a self-join, which stream_destroy refuses before getting here;
+    // the catch keeps a destructor from ending the process all the same.
+    try {
+        if (worker_.joinable()) {
+            worker_.join();
+        }
+    } catch (...) {
+        worker_.detach();
+    }
+}
+
+void HostStream::enqueue(std::function<void()> task) {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        queue_.push_back(std::move(task));
+        ++unfinished_;
+    }
+    work_ready_.notify_one();
+}
+
+xfer_status HostStream::synchronize() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    drained_.wait(lock, [this] { return unfinished_ == 0; });
+    if (!task_failed_) {
+        return XFER_SUCCESS;
+    }
+    std::string failure = std::move(task_failure_);
+    task_failure_.clear();
+    task_failed_ = false;
+    lock.unlock();
+    report(XFER_ERROR_BACKEND, "host: a host function queued on this stream threw: " +
+                                   (failure.empty() ? std::string("a non-standard exception") : failure));
+    return XFER_ERROR_BACKEND;
+}
+
+bool HostStream::idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return unfinished_ == 0;
+}
+
+void HostStream::serve() {
+    std::unique_lock<std::mutex> lock(mutex_);
+    for (;;) {
+        work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+        if (queue_.empty()) {
+            return;  // stopping, and nothing left to run
+        }
+        std::function<void()> task = std::move(queue_.front());
+        queue_.pop_front();
+        lock.unlock();
+        // The worker must outlive any task: a throwing user host function is recorded for the
+        // next synchronize(), never allowed to end the thread (std::terminate).
+        bool failed = false;
+        std::string failure;
+        try {
+            task();
+        } catch (const std::exception &e) {
+            failed = true;
+            failure = exception_text(e);  // noexcept; "" if even that cannot allocate
+        } catch (...) {
+            failed = true;
+        }
+        // Destroy the task (and the storage references it holds) before reporting completion,
+        // so a synchronised caller sees memory of freed buffers already released.
+        task = nullptr;
+        lock.lock();
+        if (failed && !task_failed_) {
+            task_failed_ = true;
+            task_failure_ = std::move(failure);
+        }
+        if (--unfinished_ == 0) {
+            drained_.notify_all();
+        }
+    }
+}
+
+}  // namespace xfer_host

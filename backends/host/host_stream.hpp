@@ -1,0 +1,55 @@
+// A host-backend stream: an in-order queue of tasks served by its own worker thread.
+#pragma once
+
+#include <xfer/xfer_backend.h>
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace xfer_host {
+
+class HostStream {
+public:
+    // Starts the worker thread; throws std::system_error if the OS refuses a thread.
+    HostStream();
+    // Runs every queued task, then stops and joins the worker.
+    ~HostStream();
+    HostStream(const HostStream &) = delete;
+    HostStream &operator=(const HostStream &) = delete;
+
+    // Appends a task and returns at once; throws std::bad_alloc (nothing queued then).
+    void enqueue(std::function<void()> task);
+
+    // Blocks until every task queued so far has run. Returns XFER_ERROR_BACKEND (with the
+    // message reported) if a task threw since the last synchronisation, else XFER_SUCCESS.
+    xfer_status synchronize();
+
+    // True when nothing is queued or running.
+    bool idle();
+
+    // True on the stream's own worker thread, i.e. inside a host function queued on it:
+    // waiting for the stream there would wait for itself.
+    bool is_worker_thread() const noexcept { return std::this_thread::get_id() == worker_.get_id(); }
+
+private:
+    void serve();
+
+    std::mutex mutex_;
+    std::condition_variable work_ready_;
+    std::condition_variable drained_;
+    std::deque<std::function<void()>> queue_;
+    std::size_t unfinished_ = 0;  // queued + running
+    bool stopping_ = false;
+    // First failure of a task since the last synchronize(); surfaces there, as CUDA does with
+    // asynchronous errors.
+    bool task_failed_ = false;
+    std::string task_failure_;
+    std::thread worker_;  // last member: starts once everything it uses exists
+};
+
+}  // namespace xfer_host

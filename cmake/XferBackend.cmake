@@ -1,0 +1,19 @@
+# xfer_add_backend(<name> SOURCES ... [LIBRARIES ...])
+# Builds one plugin, libxfer-backend-<name>.so, into lib/xfer/ of the build and install trees.
+# A plugin sees the plugin ABI header only (xfer::api), never core headers.
+function(xfer_add_backend name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  set(target xfer-backend-${name})
+  add_library(${target} MODULE ${ARG_SOURCES})
+  target_link_libraries(${target} PRIVATE xfer::api ${ARG_LIBRARIES})
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib"
+    OUTPUT_NAME "xfer-backend-${name}"
+    LIBRARY_OUTPUT_DIRECTORY "${XFER_PLUGIN_OUTPUT_DIR}"
+    # libcudart may be bundled next to libxfer.so (XFER_BUNDLE_RUNTIME) or in the toolkit.
+    BUILD_RPATH "$ORIGIN/..;${CUDAToolkit_LIBRARY_DIR}"
+    INSTALL_RPATH "$ORIGIN/..")
+  # Unresolved symbols in a plugin would only show at load time; fail at link time instead.
+  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  install(TARGETS ${target} LIBRARY DESTINATION "${XFER_PLUGIN_SUBDIR}")
+endfunction()

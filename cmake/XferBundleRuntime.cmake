@@ -1,0 +1,24 @@
+# Copies the shared libraries the build depends on but a bare GPU machine may lack next to
+# libxfer.so (Debian's static Boost is not PIC, so it cannot be linked into libxfer.so).
+# Binaries find them through RUNPATH $ORIGIN. Each copy takes the name the binaries ask for
+# (the SONAME), with symlinks followed.
+set(_xfer_bundle "")
+get_target_property(_po Boost::program_options IMPORTED_LOCATION_RELEASE)
+if(NOT _po)
+  get_target_property(_po Boost::program_options IMPORTED_LOCATION)
+endif()
+if(_po)
+  get_filename_component(_po "${_po}" REALPATH)
+  get_filename_component(_po_name "${_po}" NAME)   # libboost_program_options.so.1.74.0 = SONAME
+  list(APPEND _xfer_bundle "${_po}|${_po_name}")
+endif()
+if(XFER_HAVE_CUDA AND EXISTS "${CUDAToolkit_LIBRARY_DIR}/libcudart.so.${CUDAToolkit_VERSION_MAJOR}")
+  list(APPEND _xfer_bundle "${CUDAToolkit_LIBRARY_DIR}/libcudart.so.${CUDAToolkit_VERSION_MAJOR}|libcudart.so.${CUDAToolkit_VERSION_MAJOR}")
+endif()
+foreach(entry ${_xfer_bundle})
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 0 src)
+  list(GET parts 1 name)
+  configure_file("${src}" "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/${name}" COPYONLY)
+  message(STATUS "xfer: bundled ${name} into ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
+endforeach()

@@ -1,0 +1,96 @@
+// Enumeration of backends and configuration parameters.
+#include <xfer/xfer.h>
+
+#include <vector>
+
+#include "config.hpp"
+#include "error.hpp"
+
+using namespace xfer::core;
+
+namespace {
+
+// Each thread's last enumeration: *_get_info(index) reads it, so indices stay consistent
+// with the count this thread was given even while other threads enumerate.
+thread_local std::vector<FoundBackend> t_backends;
+thread_local bool t_have_backends = false;
+thread_local std::vector<Setting> t_settings;
+thread_local bool t_have_settings = false;
+
+void enumerate_backends() {
+    t_backends = load_effective_config().discovery.backends;
+    t_have_backends = true;
+}
+
+void enumerate_settings() {
+    t_settings = load_effective_config().settings;
+    t_have_settings = true;
+}
+
+void check_index(const char *function, int index, std::size_t count) {
+    if (index < 0 || static_cast<std::size_t>(index) >= count) {
+        raise(XFER_ERROR_INVALID_ARGUMENT, function, ": index ", index, " is out of range (", count, " entries)");
+    }
+}
+
+}  // namespace
+
+extern "C" {
+
+XFER_API xfer_status xfer_backend_count(int *count) {
+    return guard("xfer_backend_count", [&] {
+        if (count == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_backend_count: count is NULL");
+        enumerate_backends();
+        *count = static_cast<int>(t_backends.size());
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info) {
+    return guard("xfer_backend_get_info", [&] {
+        if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_backend_get_info: info is NULL");
+        if (!t_have_backends) enumerate_backends();
+        check_index("xfer_backend_get_info", index, t_backends.size());
+        const FoundBackend &b = t_backends[static_cast<std::size_t>(index)];
+        const Plugin &p = *b.plugin;  // lives for the process, as do the interned reasons
+        info->name = p.name.c_str();
+        info->description = p.description();
+        info->path = p.path.c_str();
+        info->available = b.available ? 1 : 0;
+        info->reason = b.available ? "" : b.reason;
+        info->device_count = b.available ? b.device_count : 0;
+        info->device_kind = p.loaded() ? p.table.device_kind : XFER_DEVICE_KIND_HOST;
+        info->abi_major = p.abi_major;
+        info->abi_minor = p.abi_minor;
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_param_count(int *count) {
+    return guard("xfer_param_count", [&] {
+        if (count == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_param_count: count is NULL");
+        enumerate_settings();
+        *count = static_cast<int>(t_settings.size());
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info) {
+    return guard("xfer_param_get_info", [&] {
+        if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_param_get_info: info is NULL");
+        if (!t_have_settings) enumerate_settings();
+        check_index("xfer_param_get_info", index, t_settings.size());
+        const Setting &s = t_settings[static_cast<std::size_t>(index)];
+        info->section = s.section.c_str();
+        info->name = s.name.c_str();
+        info->env = s.env.c_str();
+        info->type = s.type.c_str();
+        info->value = s.value.c_str();
+        info->default_value = s.default_value.c_str();
+        info->help = s.help.c_str();
+        info->source = s.source;
+        return XFER_SUCCESS;
+    });
+}
+
+}  // extern "C"

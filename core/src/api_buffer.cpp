@@ -1,0 +1,167 @@
+// Buffers: allocation, views, and copies between the host and the device view.
+#include <xfer/xfer.h>
+
+#include <limits>
+
+#include "error.hpp"
+#include "objects.hpp"
+
+namespace xfer::core {
+namespace {
+
+constexpr unsigned kKnownAllocFlags = XFER_ALLOC_READ_MOSTLY | XFER_ALLOC_PREFER_DEVICE | XFER_ALLOC_PREFER_HOST;
+
+void check_alloc_flags(unsigned flags) {
+    if ((flags & ~kKnownAllocFlags) != 0) {
+        raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: flags 0x", std::hex, flags, " has unknown bits 0x",
+              flags & ~kKnownAllocFlags, " (known: XFER_ALLOC_READ_MOSTLY 0x1, XFER_ALLOC_PREFER_DEVICE 0x2, XFER_ALLOC_PREFER_HOST 0x4)");
+    }
+    if ((flags & XFER_ALLOC_PREFER_DEVICE) != 0 && (flags & XFER_ALLOC_PREFER_HOST) != 0) {
+        raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: XFER_ALLOC_PREFER_DEVICE and XFER_ALLOC_PREFER_HOST exclude each other");
+    }
+}
+
+// The checks every buffer copy shares; the backend sees only in-range requests.
+void check_copy(const char *function, const Buffer &b, xfer_direction dir, std::size_t offset, std::size_t bytes) {
+    if (dir != XFER_TO_DEVICE && dir != XFER_TO_HOST) {
+        raise(XFER_ERROR_INVALID_ARGUMENT, function, ": dir ", static_cast<long long>(dir),
+              " is not XFER_TO_DEVICE (1) or XFER_TO_HOST (2)");
+    }
+    if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, function, ": bytes is 0");
+    if (offset > std::numeric_limits<std::size_t>::max() - bytes) {
+        raise(XFER_ERROR_INVALID_SIZE, function, ": offset ", offset, " + bytes ", bytes, " overflows size_t");
+    }
+    if (offset + bytes > b.bytes) {
+        raise(XFER_ERROR_OUT_OF_BOUNDS, function, ": offset ", offset, " + bytes ", bytes, " = ", offset + bytes,
+              " is past the end of the ", b.bytes, "-byte buffer");
+    }
+}
+
+
+// The stream xfer_copy uses, created on first use. One per context: xfer_copy waits for it,
+// so callers never observe it, and creating one per call would cost a stream per copy.
+void *internal_stream(Context &ctx) {
+    std::lock_guard<std::mutex> lock(ctx.internal_stream_mutex);
+    if (ctx.internal_stream == nullptr) {
+        void *stream = nullptr;
+        call_backend(*ctx.plugin, "xfer_copy", "stream_create", [&] { return ctx.table().stream_create(ctx.native, &stream); });
+        ctx.internal_stream = stream;
+    }
+    return ctx.internal_stream;
+}
+
+}  // namespace
+}  // namespace xfer::core
+
+using namespace xfer::core;
+
+extern "C" {
+
+XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned flags, xfer_buffer *buf) {
+    return guard("xfer_alloc", [&] {
+        auto context = lookup<Context>(ctx, "xfer_alloc", "ctx");
+        if (buf == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: buf is NULL");
+        check_alloc_flags(flags);
+        if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: bytes is 0");
+        ContextUse use(*context, "xfer_alloc");
+        const xfer_backend_table &t = context->table();
+
+        auto record = std::make_shared<Buffer>();
+        record->ctx = context;
+        record->bytes = bytes;
+        call_backend(*context->plugin, "xfer_alloc", "buffer_alloc", [&] {
+            return t.buffer_alloc(context->native, bytes, flags, &record->native, &record->host_view, &record->device_view);
+        });
+        std::uint64_t handle = 0;
+        try {
+            handle = buffer_table().insert(record);
+            if (handle != 0) {
+                std::lock_guard<std::mutex> children(context->children_mutex);
+                context->buffers.insert(handle);
+            }
+        } catch (...) {
+            if (handle != 0) buffer_table().take(handle);
+            t.buffer_free(context->native, record->native);
+            throw;
+        }
+        if (handle == 0) {
+            t.buffer_free(context->native, record->native);
+            raise(XFER_ERROR_OUT_OF_MEMORY, "xfer_alloc: too many live buffers");
+        }
+        record->handle = handle;
+        *buf = reinterpret_cast<xfer_buffer>(handle);
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_free(xfer_buffer buf) {
+    return guard("xfer_free", [&] {
+        auto b = lookup<Buffer>(buf, "xfer_free", "buf");
+        ContextUse use(*b->ctx, "xfer_free");
+        // Invalidate first, so a second xfer_free or a racing call fails cleanly.
+        LookupError why = LookupError::none;
+        if (!buffer_table().take(b->handle, &why)) raise_bad_handle("xfer_free", "buf", buf, HandleKind::buffer, why);
+        std::unique_lock<std::shared_mutex> lock(b->lifetime);  // waits for calls using it
+        b->released = true;
+        {
+            std::lock_guard<std::mutex> children(b->ctx->children_mutex);
+            b->ctx->buffers.erase(b->handle);
+        }
+        const Context &c = *b->ctx;
+        call_backend(*c.plugin, "xfer_free", "buffer_free", [&] { return c.table().buffer_free(c.native, b->native); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API void *xfer_host_ptr(xfer_buffer buf) {
+    return guard_value<void *>("xfer_host_ptr", nullptr, [&] { return lookup<Buffer>(buf, "xfer_host_ptr", "buf")->host_view; });
+}
+
+XFER_API void *xfer_device_ptr(xfer_buffer buf) {
+    return guard_value<void *>("xfer_device_ptr", nullptr,
+                               [&] { return lookup<Buffer>(buf, "xfer_device_ptr", "buf")->device_view; });
+}
+
+XFER_API std::size_t xfer_buffer_size(xfer_buffer buf) {
+    return guard_value<std::size_t>("xfer_buffer_size", 0, [&] { return lookup<Buffer>(buf, "xfer_buffer_size", "buf")->bytes; });
+}
+
+XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
+                                     xfer_stream s) {
+    constexpr const char *fn = "xfer_copy_async";
+    return guard(fn, [&] {
+        auto b = lookup<Buffer>(buf, fn, "buf");
+        auto stream = lookup<Stream>(s, fn, "s");
+        require_same_context(*b->ctx, *stream, fn, "stream s", "buffer buf");
+        check_copy(fn, *b, dir, offset, bytes);
+        Context &c = *b->ctx;
+        ContextUse use(c, fn);
+        ObjectUse buffer_use(*b, fn, "buf");
+        ObjectUse stream_use(*stream, fn, "s");
+        const xfer_backend_table &t = c.table();
+        if (t.buffer_copy_async == nullptr) raise_not_supported(c, fn);
+        call_backend(*c.plugin, fn, "buffer_copy_async",
+                     [&] { return t.buffer_copy_async(c.native, b->native, dir, offset, bytes, stream->native); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, std::size_t offset, std::size_t bytes) {
+    constexpr const char *fn = "xfer_copy";
+    return guard(fn, [&] {
+        auto b = lookup<Buffer>(buf, fn, "buf");
+        check_copy(fn, *b, dir, offset, bytes);
+        Context &c = *b->ctx;
+        ContextUse use(c, fn);
+        ObjectUse buffer_use(*b, fn, "buf");
+        const xfer_backend_table &t = c.table();
+        if (t.buffer_copy_async == nullptr) raise_not_supported(c, fn);
+        void *stream = internal_stream(c);
+        call_backend(*c.plugin, fn, "buffer_copy_async",
+                     [&] { return t.buffer_copy_async(c.native, b->native, dir, offset, bytes, stream); });
+        call_backend(*c.plugin, fn, "stream_synchronize", [&] { return t.stream_synchronize(c.native, stream); });
+        return XFER_SUCCESS;
+    });
+}
+
+}  // extern "C"

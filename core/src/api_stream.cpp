@@ -1,0 +1,136 @@
+// Streams: in-order queues of work.
+#include <xfer/xfer.h>
+
+#include "error.hpp"
+#include "objects.hpp"
+
+using namespace xfer::core;
+
+extern "C" {
+
+XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s) {
+    constexpr const char *fn = "xfer_stream_create";
+    return guard(fn, [&] {
+        auto context = lookup<Context>(ctx, fn, "ctx");
+        if (s == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": s is NULL");
+        ContextUse use(*context, fn);
+        const xfer_backend_table &t = context->table();
+        auto record = std::make_shared<Stream>();
+        record->ctx = context;
+        call_backend(*context->plugin, fn, "stream_create", [&] { return t.stream_create(context->native, &record->native); });
+        std::uint64_t handle = 0;
+        try {
+            handle = stream_table().insert(record);
+            if (handle != 0) {
+                std::lock_guard<std::mutex> children(context->children_mutex);
+                context->streams.insert(handle);
+            }
+        } catch (...) {
+            if (handle != 0) stream_table().take(handle);
+            t.stream_destroy(context->native, record->native);
+            throw;
+        }
+        if (handle == 0) {
+            t.stream_destroy(context->native, record->native);
+            raise(XFER_ERROR_OUT_OF_MEMORY, fn, ": too many live streams");
+        }
+        record->handle = handle;
+        *s = reinterpret_cast<xfer_stream>(handle);
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_stream_destroy(xfer_stream s) {
+    constexpr const char *fn = "xfer_stream_destroy";
+    return guard(fn, [&] {
+        auto stream = lookup<Stream>(s, fn, "s");
+        Context &c = *stream->ctx;
+        ContextUse use(c, fn);
+        // Invalidate first, so a second destroy or a racing call fails cleanly.
+        LookupError why = LookupError::none;
+        if (!stream_table().take(stream->handle, &why)) raise_bad_handle(fn, "s", s, HandleKind::stream, why);
+        std::unique_lock<std::shared_mutex> lock(stream->lifetime);
+        stream->released = true;
+        {
+            std::lock_guard<std::mutex> children(c.children_mutex);
+            c.streams.erase(stream->handle);
+        }
+        call_backend(*c.plugin, fn, "stream_destroy", [&] { return c.table().stream_destroy(c.native, stream->native); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_stream_synchronize(xfer_stream s) {
+    constexpr const char *fn = "xfer_stream_synchronize";
+    return guard(fn, [&] {
+        auto stream = lookup<Stream>(s, fn, "s");
+        Context &c = *stream->ctx;
+        ContextUse use(c, fn);
+        ObjectUse stream_use(*stream, fn, "s");
+        call_backend(*c.plugin, fn, "stream_synchronize", [&] { return c.table().stream_synchronize(c.native, stream->native); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_stream_query(xfer_stream s) {
+    constexpr const char *fn = "xfer_stream_query";
+    return guard(fn, [&] {
+        auto stream = lookup<Stream>(s, fn, "s");
+        Context &c = *stream->ctx;
+        ContextUse use(c, fn);
+        ObjectUse stream_use(*stream, fn, "s");
+        if (c.table().stream_query == nullptr) raise_not_supported(c, fn);
+        xfer_status st = call_backend(*c.plugin, fn, "stream_query",
+                                      [&] { return c.table().stream_query(c.native, stream->native); }, XFER_ERROR_NOT_READY);
+        if (st == XFER_ERROR_NOT_READY) return fail(st, "xfer_stream_query: work queued on the stream has not finished yet");
+        return st;
+    });
+}
+
+XFER_API xfer_status xfer_stream_wait_event(xfer_stream s, xfer_event e) {
+    constexpr const char *fn = "xfer_stream_wait_event";
+    return guard(fn, [&] {
+        auto stream = lookup<Stream>(s, fn, "s");
+        auto event = lookup<Event>(e, fn, "e");
+        Context &c = *stream->ctx;
+        require_same_context(c, *event, fn, "event e", "stream s");
+        ContextUse use(c, fn);
+        ObjectUse stream_use(*stream, fn, "s");
+        ObjectUse event_use(*event, fn, "e");
+        if (c.table().stream_wait_event == nullptr) raise_not_supported(c, fn);
+        call_backend(*c.plugin, fn, "stream_wait_event",
+                     [&] { return c.table().stream_wait_event(c.native, stream->native, event->native); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn host_fn, void *user_data) {
+    constexpr const char *fn = "xfer_stream_launch_host_func";
+    return guard(fn, [&] {
+        auto stream = lookup<Stream>(s, fn, "s");
+        if (host_fn == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": fn is NULL");
+        Context &c = *stream->ctx;
+        ContextUse use(c, fn);
+        ObjectUse stream_use(*stream, fn, "s");
+        if (c.table().stream_launch_host_func == nullptr) raise_not_supported(c, fn);
+        call_backend(*c.plugin, fn, "stream_launch_host_func",
+                     [&] { return c.table().stream_launch_host_func(c.native, stream->native, host_fn, user_data); });
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API void *xfer_stream_native(xfer_stream s) {
+    constexpr const char *fn = "xfer_stream_native";
+    return guard_value<void *>(fn, nullptr, [&]() -> void * {
+        auto stream = lookup<Stream>(s, fn, "s");
+        Context &c = *stream->ctx;
+        ContextUse use(c, fn);
+        ObjectUse stream_use(*stream, fn, "s");
+        if (c.table().stream_native == nullptr) raise_not_supported(c, fn);
+        void *native = c.table().stream_native(c.native, stream->native);
+        if (native == nullptr) raise(XFER_ERROR_BACKEND, fn, ": backend '", c.name(), "' returned no native stream");
+        return native;
+    });
+}
+
+}  // extern "C"

@@ -1,0 +1,48 @@
+// The effective configuration: XFER_CONFIG file + environment + what the found backends
+// declare, validated as a whole. Read afresh at every xfer_open, xfer_backend_count and
+// xfer_param_count, so a program sees changes to the file or the environment.
+#pragma once
+
+#include <xfer/xfer.h>
+
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config_file.hpp"
+#include "plugin_registry.hpp"
+
+namespace xfer::core {
+
+// One row of xfer_param_get_info.
+struct Setting {
+    std::string section;  // "" for top-level keys, else the backend name
+    std::string name;
+    std::string env;
+    std::string type;
+    std::string value;  // canonical: sizes in bytes, bools 0/1
+    std::string default_value;
+    std::string help;
+    xfer_param_source source = XFER_PARAM_DEFAULT;
+};
+
+struct EffectiveConfig {
+    ConfigFile file;
+    Discovery discovery;
+    std::string backend;        // "" when neither XFER_BACKEND nor the file names one
+    std::optional<int> device;  // unset when neither XFER_DEVICE nor the file sets it
+    std::vector<Setting> settings;  // top-level keys, then each loaded backend's parameters
+
+    // Canonical values of one backend's parameters, in declaration order.
+    std::vector<std::pair<std::string, std::string>> backend_params(const std::string &backend) const;
+};
+
+// Reads everything; throws Error (XFER_ERROR_CONFIG) naming the key, value and line (or the
+// environment variable) that is wrong.
+EffectiveConfig load_effective_config();
+
+// XFER_<BACKEND>_<PARAM>: upper case, characters other than letters and digits become '_'.
+std::string param_env_name(const std::string &backend, const std::string &param);
+
+}  // namespace xfer::core

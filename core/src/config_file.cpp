@@ -1,0 +1,124 @@
+#include "config_file.hpp"
+
+#include <boost/program_options/errors.hpp>
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "error.hpp"
+#include "value_parse.hpp"
+
+namespace xfer::core {
+namespace {
+
+namespace po = boost::program_options;
+
+bool is_name(std::string_view text) {
+    return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
+        return std::isalnum(c) != 0 || c == '_' || c == '-';
+    });
+}
+
+// Boost.Program_options reports neither line numbers nor the section of a key, and the
+// messages must name the line. So the lines are scanned here first, with the same rules
+// Boost applies ('#' starts a comment, blanks trimmed, "[name]" opens a section,
+// "key = value" otherwise), recording where each key sits and rejecting what Boost would
+// reject -- with the line number.
+std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &source) {
+    std::vector<ConfigEntry> keys;
+    std::map<std::string, int> first_line;  // "section.key" -> line
+    std::istringstream lines(text);
+    std::string raw;
+    std::string section;
+    int number = 0;
+    while (std::getline(lines, raw)) {
+        ++number;
+        std::string_view line(raw);
+        if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+        line = trim(line);
+        if (line.empty()) continue;
+        if (line.front() == '[') {
+            // No blanks inside the brackets: Boost would keep them as part of the name.
+            std::string_view name = line.back() == ']' ? line.substr(1, line.size() - 2) : std::string_view();
+            if (line.back() != ']' || !is_name(name)) {
+                raise(XFER_ERROR_CONFIG, source, ":", number, ": malformed section header '", line,
+                      "' (expected [name]: letters, digits, '_' or '-', no blanks)");
+            }
+            section = std::string(name);
+            continue;
+        }
+        auto eq = line.find('=');
+        if (eq == std::string_view::npos) {
+            raise(XFER_ERROR_CONFIG, source, ":", number, ": malformed line '", line,
+                  "' (expected 'key = value' or '[section]')");
+        }
+        std::string_view key = trim(line.substr(0, eq));
+        if (!is_name(key)) {
+            raise(XFER_ERROR_CONFIG, source, ":", number, ": malformed key '", key, "' in line '", line,
+                  "' (letters, digits, '_' or '-')");
+        }
+        std::string full = section.empty() ? std::string(key) : section + "." + std::string(key);
+        auto [where, inserted] = first_line.emplace(full, number);
+        if (!inserted) {
+            raise(XFER_ERROR_CONFIG, source, ":", number, ": key '", full, "' is set again (first set at line ",
+                  where->second, ")");
+        }
+        keys.push_back(ConfigEntry{section, std::string(key), std::string(trim(line.substr(eq + 1))), number});
+    }
+    return keys;
+}
+
+}  // namespace
+
+ConfigFile parse_config(std::istream &in, const std::string &source) {
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string text = buffer.str();
+
+    ConfigFile file;
+    file.path = source;
+    file.entries = scan_lines(text, source);
+
+    // The values themselves come from Boost.Program_options. Keys are validated later against
+    // what the found backends declare, so everything is parsed as unregistered here.
+    std::istringstream again(text);
+    po::parsed_options parsed(nullptr);
+    try {
+        parsed = po::parse_config_file(again, po::options_description(), /*allow_unregistered=*/true);
+    } catch (const po::error &e) {
+        raise(XFER_ERROR_CONFIG, source, ": ", e.what());
+    }
+    // Both walks see the keys in file order; a disagreement would be a core bug.
+    if (parsed.options.size() != file.entries.size()) {
+        raise(XFER_ERROR_INTERNAL, source, ": the configuration scanner found ", file.entries.size(),
+              " keys but Boost.Program_options found ", parsed.options.size());
+    }
+    for (std::size_t i = 0; i < parsed.options.size(); ++i) {
+        const po::option &opt = parsed.options[i];
+        ConfigEntry &entry = file.entries[i];
+        const std::string expected = entry.section.empty() ? entry.key : entry.section + "." + entry.key;
+        if (opt.string_key != expected) {
+            raise(XFER_ERROR_INTERNAL, source, ":", entry.line, ": the configuration scanner read key '", expected,
+                  "' but Boost.Program_options read '", opt.string_key, "'");
+        }
+        entry.value = opt.value.empty() ? std::string() : opt.value.front();
+    }
+    return file;
+}
+
+ConfigFile read_config_file(const std::string &path) {
+    std::ifstream in(path);
+    if (!in) {
+        raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be read: ", std::strerror(errno));
+    }
+    return parse_config(in, path);
+}
+
+}  // namespace xfer::core

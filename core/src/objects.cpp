@@ -1,0 +1,64 @@
+#include "objects.hpp"
+
+#include "error.hpp"
+
+namespace xfer::core {
+
+// Tables are leaked on purpose: entry points may run during static destruction (atexit
+// handlers of other libraries), and a destroyed table would turn them into crashes.
+HandleTable<Context> &context_table() {
+    static auto *table = new HandleTable<Context>(HandleKind::context);
+    return *table;
+}
+HandleTable<Buffer> &buffer_table() {
+    static auto *table = new HandleTable<Buffer>(HandleKind::buffer);
+    return *table;
+}
+HandleTable<Stream> &stream_table() {
+    static auto *table = new HandleTable<Stream>(HandleKind::stream);
+    return *table;
+}
+HandleTable<Event> &event_table() {
+    static auto *table = new HandleTable<Event>(HandleKind::event);
+    return *table;
+}
+
+void raise_bad_handle(const char *function, const char *arg, const void *handle, HandleKind expected,
+                      LookupError why) {
+    const char *kind = handle_kind_name(expected);
+    switch (why) {
+    case LookupError::null_handle:
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " is NULL (expected a ", kind, " handle)");
+    case LookupError::not_a_handle:
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " (", handle, ") is not an xfer ", kind, " handle");
+    case LookupError::wrong_kind:
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " (", handle, ") is a ",
+              handle_kind_name(decode_handle(reinterpret_cast<std::uintptr_t>(handle)).kind), " handle, not a ", kind);
+    case LookupError::stale:
+    case LookupError::none:
+        break;
+    }
+    raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " (", handle, ") is not a live ", kind,
+          " (already released, its context was closed, or it was never created)");
+}
+
+ContextUse::ContextUse(Context &ctx, const char *function) : lock_(ctx.lifetime) {
+    if (ctx.closed) raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
+}
+
+ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : lock_(object.lifetime) {
+    if (object.released) raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
+}
+
+void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,
+                          const char *owner) {
+    if (object.ctx.get() != &ctx) {
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", what, " belongs to another context than ", owner);
+    }
+}
+
+void raise_not_supported(const Context &ctx, const char *function) {
+    raise(XFER_ERROR_NOT_SUPPORTED, "backend '", ctx.name(), "' does not implement ", function);
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,301 @@
+#include "plugin_registry.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <unordered_set>
+
+#include "error.hpp"
+#include "last_error.hpp"
+#include "value_parse.hpp"
+
+namespace xfer::core {
+namespace {
+
+namespace fs = std::filesystem;
+
+const xfer_core_services kServices = {
+    sizeof(xfer_core_services),
+    XFER_BACKEND_ABI_MAJOR,
+    XFER_BACKEND_ABI_MINOR,
+    &plugin_set_error,
+};
+
+// A plugin record together with the library that must stay loaded for its table to be valid.
+struct LoadedFile {
+    Plugin plugin;
+    boost::dll::shared_library library;
+};
+
+// Cache of every plugin file ever looked at, by canonical path and name. Deliberately leaked:
+// destroying it at exit would dlclose plugins whose threads or CUDA state may still be live.
+struct Cache {
+    std::mutex mutex;
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<LoadedFile>> files;
+};
+Cache &cache() {
+    static Cache *instance = new Cache;
+    return *instance;
+}
+
+// Where this code was loaded from; a static function's address lies in libxfer.so itself.
+void locate_me() {}
+
+struct RequiredEntry {
+    const char *name;
+    bool (*missing)(const xfer_backend_table &);
+};
+#define XFER_REQUIRED(entry) {#entry, [](const xfer_backend_table &t) { return t.entry == nullptr; }}
+const RequiredEntry kRequired[] = {
+    XFER_REQUIRED(probe),        XFER_REQUIRED(context_create), XFER_REQUIRED(context_destroy),
+    XFER_REQUIRED(buffer_alloc), XFER_REQUIRED(buffer_free),    XFER_REQUIRED(stream_create),
+    XFER_REQUIRED(stream_destroy), XFER_REQUIRED(stream_synchronize),
+};
+#undef XFER_REQUIRED
+
+void refuse(Plugin &p, xfer_status status, std::string why) {
+    p.load_status = status;
+    p.load_error = std::move(why);
+}
+
+// Checks what the plugin declares about its parameters: the core maps them to config keys
+// and environment variables, so a bad declaration would surface as a confusing config error.
+bool params_valid(Plugin &p) {
+    const xfer_backend_table &t = p.table;
+    if (t.param_count > 0 && t.params == nullptr) {
+        refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares ", t.param_count, " parameters but params is NULL"));
+        return false;
+    }
+    for (std::size_t i = 0; i < t.param_count; ++i) {
+        const xfer_backend_param &param = t.params[i];
+        if (param.name == nullptr || param.type == nullptr || param.default_value == nullptr) {
+            refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares parameter ", i, " with a NULL name, type or default"));
+            return false;
+        }
+        std::string why;
+        if (!is_known_param_type(param.type) || !normalize_value(param.type, param.default_value, &why)) {
+            if (why.empty()) why = "unknown type";
+            refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares parameter '", param.name, "' of type '",
+                                                 param.type, "' with default '", param.default_value, "': ", why));
+            return false;
+        }
+    }
+    return true;
+}
+
+// Fills p from the plugin's table; on any breach of the ABI the plugin is refused.
+void adopt_table(Plugin &p, const xfer_backend_table *t) {
+    p.abi_major = t->abi_major;
+    p.abi_minor = t->abi_minor;
+    if (t->abi_major != XFER_BACKEND_ABI_MAJOR) {
+        refuse(p, XFER_ERROR_BACKEND_ABI,
+               msg("plugin ", p.path, " was built for plugin ABI ", t->abi_major, ".", t->abi_minor,
+                   " but this xfer core implements plugin ABI ", XFER_BACKEND_ABI_MAJOR, ".", XFER_BACKEND_ABI_MINOR,
+                   " (major versions must match)"));
+        return;
+    }
+    if (t->struct_size < XFER_BACKEND_TABLE_V1_SIZE) {
+        refuse(p, XFER_ERROR_BACKEND_ABI,
+               msg("plugin ", p.path, " (plugin ABI ", t->abi_major, ".", t->abi_minor, ") has a function table of ",
+                   t->struct_size, " bytes, smaller than the ", XFER_BACKEND_TABLE_V1_SIZE,
+                   " bytes every plugin ABI ", XFER_BACKEND_ABI_MAJOR, ".x table has (this core implements ",
+                   XFER_BACKEND_ABI_MAJOR, ".", XFER_BACKEND_ABI_MINOR, ")"));
+        return;
+    }
+    // A plugin built against an older minor version has a shorter table: the entries it
+    // does not have stay NULL (not supported). A newer plugin's extra entries are ignored.
+    std::memcpy(&p.table, t, std::min(t->struct_size, sizeof(xfer_backend_table)));
+    p.table.struct_size = sizeof(xfer_backend_table);
+    for (const RequiredEntry &entry : kRequired) {
+        if (entry.missing(p.table)) {
+            refuse(p, XFER_ERROR_BACKEND_ABI,
+                   msg("plugin ", p.path, " leaves the required entry '", entry.name, "' NULL"));
+            return;
+        }
+    }
+    if (p.table.name == nullptr || p.name != p.table.name) {
+        refuse(p, XFER_ERROR_BACKEND_ABI,
+               msg("plugin ", p.path, " calls itself '", p.table.name != nullptr ? p.table.name : "(NULL)",
+                   "' but its file name says '", p.name, "'"));
+        return;
+    }
+    if (!params_valid(p)) return;
+    p.load_status = XFER_SUCCESS;
+}
+
+void load(LoadedFile &file) {
+    Plugin &p = file.plugin;
+    std::error_code ec;
+    file.library.load(p.path, ec, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
+    if (ec) {
+        // Boost.DLL keeps only a generic error code; dlerror() still holds the loader's own
+        // text ("libcudart.so.13: cannot open shared object file"), which is what users need.
+        const char *detail = dlerror();
+        refuse(p, XFER_ERROR_BACKEND_UNAVAILABLE,
+               msg("cannot load plugin ", p.path, ": ", detail != nullptr ? detail : ec.message()));
+        return;
+    }
+    if (!file.library.has(XFER_BACKEND_ENTRY_SYMBOL)) {
+        refuse(p, XFER_ERROR_BACKEND_UNAVAILABLE,
+               msg("plugin ", p.path, " does not export the entry point '", XFER_BACKEND_ENTRY_SYMBOL, "'"));
+        return;
+    }
+    auto &entry = file.library.get<const xfer_backend_table *(const xfer_core_services *)>(XFER_BACKEND_ENTRY_SYMBOL);
+    ErrorCapture capture;
+    const xfer_backend_table *table = entry(&kServices);
+    if (table == nullptr) {
+        std::string said = capture.captured();
+        refuse(p, XFER_ERROR_BACKEND_UNAVAILABLE,
+               msg("plugin ", p.path, ": ", XFER_BACKEND_ENTRY_SYMBOL, " returned no table",
+                   said.empty() ? std::string() : ": " + said));
+        return;
+    }
+    adopt_table(p, table);
+}
+
+const Plugin &load_cached(const std::string &name, const std::string &path) {
+    std::error_code ec;
+    fs::path canonical = fs::canonical(path, ec);
+    std::string key = ec ? path : canonical.string();
+    Cache &c = cache();
+    // Loading under the lock: dlopen serialises anyway, and every plugin's entry point then
+    // runs exactly once per process.
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto &slot = c.files[{key, name}];
+    if (!slot) {
+        auto file = std::make_unique<LoadedFile>();
+        file->plugin.name = name;
+        file->plugin.path = path;
+        load(*file);
+        slot = std::move(file);
+    }
+    return slot->plugin;
+}
+
+void probe(FoundBackend &found) {
+    const Plugin &p = *found.plugin;
+    if (!p.loaded()) {
+        found.status = p.load_status;
+        found.reason = intern(p.load_error);
+        return;
+    }
+    int count = 0;
+    ErrorCapture capture;
+    xfer_status st = p.table.probe(&count);
+    if (st == XFER_SUCCESS && count >= 1) {
+        found.available = true;
+        found.device_count = count;
+        return;
+    }
+    std::string said = capture.captured();
+    if (st == XFER_SUCCESS) {
+        found.status = XFER_ERROR_NO_DEVICE;
+        found.reason = intern(msg("backend '", p.name, "' probe reported ", count, " devices"));
+    } else {
+        found.status = st == XFER_ERROR_NO_DEVICE ? XFER_ERROR_NO_DEVICE : XFER_ERROR_BACKEND_UNAVAILABLE;
+        found.reason = intern(said.empty() ? msg("backend '", p.name, "' probe failed with ", xfer_status_string(st),
+                                                 " and gave no reason")
+                                           : said);
+    }
+}
+
+// Plugin file names in `dir`, sorted so the search order does not depend on the file system.
+std::vector<std::string> plugin_files(const fs::path &dir) {
+    std::vector<std::string> names;
+    std::error_code ec;
+    const std::string prefix = XFER_BACKEND_FILE_PREFIX;
+    const std::string suffix = XFER_BACKEND_FILE_SUFFIX;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        std::string file = it->path().filename().string();
+        if (file.size() <= prefix.size() + suffix.size()) continue;
+        if (file.compare(0, prefix.size(), prefix) != 0) continue;
+        if (file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
+        std::error_code type_ec;
+        if (!fs::is_regular_file(it->path(), type_ec)) continue;  // follows symlinks
+        names.push_back(file);
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+}  // namespace
+
+const FoundBackend *Discovery::find(const std::string &name) const {
+    for (const FoundBackend &b : backends) {
+        if (b.plugin->name == name) return &b;
+    }
+    return nullptr;
+}
+
+std::string Discovery::describe_dirs() const {
+    std::string out;
+    for (const SearchedDir &d : dirs) {
+        if (!out.empty()) out += ", ";
+        out += d.path;
+        if (!d.exists) out += " (missing)";
+    }
+    return out.empty() ? "(no folders)" : out;
+}
+
+std::string default_plugin_dir() {
+    std::error_code ec;
+    fs::path me = boost::dll::symbol_location_ptr(reinterpret_cast<void *>(&locate_me), ec);
+    if (ec) return std::string();
+    // The loader reports the path it opened, e.g. "bin/../lib/libxfer.so" via a RUNPATH;
+    // users should see the folder itself.
+    fs::path dir = me.parent_path() / "xfer";
+    fs::path clean = fs::weakly_canonical(dir, ec);
+    return (ec ? dir.lexically_normal() : clean).string();
+}
+
+std::vector<std::string> split_search_path(const std::string &list) {
+    std::vector<std::string> dirs;
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t colon = list.find(':', start);
+        if (colon == std::string::npos) colon = list.size();
+        std::string dir = list.substr(start, colon - start);
+        if (!dir.empty() && fs::path(dir).is_absolute()) dirs.push_back(dir);
+        start = colon + 1;
+    }
+    return dirs;
+}
+
+Discovery discover_backends(const std::vector<std::string> &dirs) {
+    Discovery d;
+    std::unordered_set<std::string> seen;
+    const std::string prefix = XFER_BACKEND_FILE_PREFIX;
+    const std::string suffix = XFER_BACKEND_FILE_SUFFIX;
+    for (const std::string &dir : dirs) {
+        std::error_code ec;
+        d.dirs.push_back(SearchedDir{dir, fs::is_directory(dir, ec)});
+        if (!d.dirs.back().exists) continue;
+        for (const std::string &file : plugin_files(dir)) {
+            std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+            if (!seen.insert(name).second) continue;  // an earlier folder already has this backend
+            FoundBackend found;
+            found.plugin = &load_cached(name, (fs::path(dir) / file).string());
+            probe(found);
+            d.backends.push_back(found);
+        }
+    }
+    return d;
+}
+
+const char *intern(const std::string &text) {
+    static std::mutex *mutex = new std::mutex;
+    static std::set<std::string> *strings = new std::set<std::string>;  // leaked: process lifetime
+    std::lock_guard<std::mutex> lock(*mutex);
+    return strings->insert(text).first->c_str();
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,68 @@
+// Finding, loading and probing backend plugins.
+//
+// Plugins are loaded once per process (cached by canonical path) and never unloaded: CUDA
+// runtimes and backend worker threads make unloading unsafe. A plugin that cannot be used
+// is still listed, with the reason, so `xfer-tool list` can explain it.
+#pragma once
+
+#include <xfer/xfer_backend.h>
+
+#include <string>
+#include <vector>
+
+namespace xfer::core {
+
+// One plugin file. Lives until the process exits, so pointers into it stay valid.
+struct Plugin {
+    std::string name;  // <name> of libxfer-backend-<name>.so
+    std::string path;  // the file as found on the search path
+    // XFER_SUCCESS when `table` is usable; else why not (BACKEND_UNAVAILABLE: it did not load
+    // or has no entry point; BACKEND_ABI: it breaks the plugin ABI) with `load_error`.
+    xfer_status load_status = XFER_ERROR_BACKEND_UNAVAILABLE;
+    std::string load_error;
+    unsigned abi_major = 0;  // as the plugin's table says (0 if it gave none)
+    unsigned abi_minor = 0;
+    xfer_backend_table table{};  // the plugin's table; entries past its struct_size are NULL
+
+    bool loaded() const { return load_status == XFER_SUCCESS; }
+    const char *description() const { return loaded() && table.description != nullptr ? table.description : ""; }
+};
+
+// A plugin as seen by one enumeration: loaded or not, and what its probe said.
+struct FoundBackend {
+    const Plugin *plugin = nullptr;
+    bool available = false;
+    xfer_status status = XFER_SUCCESS;  // why unavailable: the load status or the probe's status
+    const char *reason = "";            // lives as long as the process
+    int device_count = 0;
+};
+
+struct SearchedDir {
+    std::string path;
+    bool exists = false;
+};
+
+struct Discovery {
+    std::vector<SearchedDir> dirs;  // in search order
+    std::vector<FoundBackend> backends;  // in search order; first file of a name wins
+
+    const FoundBackend *find(const std::string &name) const;
+    // "/a (missing), /b" for messages.
+    std::string describe_dirs() const;
+};
+
+// lib/xfer next to libxfer.so (wherever the core itself was loaded from).
+std::string default_plugin_dir();
+
+// Splits a colon-separated list; empty and relative entries are dropped so that the current
+// working directory can never be searched (a planted plugin there would run in-process).
+std::vector<std::string> split_search_path(const std::string &list);
+
+// Lists the plugins in `dirs`, loads new ones and probes every loaded one (probe is cheap
+// and its answer can change: a GPU may be taken away or a MIG slice reconfigured).
+Discovery discover_backends(const std::vector<std::string> &dirs);
+
+// Keeps `text` for the life of the process and returns a stable pointer to it.
+const char *intern(const std::string &text);
+
+}  // namespace xfer::core

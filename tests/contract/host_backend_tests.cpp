@@ -1,0 +1,214 @@
+// What only the host backend promises, on top of the contract suite (tests/contract): its
+// device_memory parameter, its device description, and that a throwing host function is
+// reported instead of ending the stream's worker thread.
+#include <xfer/xfer.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <mutex>
+#include <thread>
+
+namespace {
+
+#define ASSERT_XFER_OK(call) ASSERT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
+#define EXPECT_XFER_OK(call) EXPECT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
+
+// Sets XFER_HOST_DEVICE_MEMORY for one test; the core reads it at xfer_open.
+class ScopedDeviceMemory {
+public:
+    explicit ScopedDeviceMemory(const char *value) { setenv("XFER_HOST_DEVICE_MEMORY", value, 1); }
+    ~ScopedDeviceMemory() { unsetenv("XFER_HOST_DEVICE_MEMORY"); }
+};
+
+TEST(HostBackend, DescribesItself) {
+    int count = 0;
+    ASSERT_XFER_OK(xfer_backend_count(&count));
+    bool found = false;
+    for (int i = 0; i < count; ++i) {
+        xfer_backend_info info{};
+        ASSERT_XFER_OK(xfer_backend_get_info(i, &info));
+        if (std::string(info.name) != "host") {
+            continue;
+        }
+        found = true;
+        EXPECT_EQ(info.available, 1) << info.reason;
+        EXPECT_EQ(info.device_count, 1);
+        EXPECT_EQ(info.device_kind, XFER_DEVICE_KIND_HOST);
+        EXPECT_NE(std::string(info.description).find("emulated"), std::string::npos) << info.description;
+        EXPECT_NE(std::string(info.path).find("libxfer-backend-host.so"), std::string::npos) << info.path;
+    }
+    ASSERT_TRUE(found) << "the host backend was not found on the plugin search path";
+
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_context_info info{};
+    EXPECT_XFER_OK(xfer_context_get_info(ctx, &info));
+    EXPECT_EQ(info.caps, XFER_CAP_ASYNC_COPY);
+    xfer_device_info dev{};
+    EXPECT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_STREQ(dev.name, "host (emulated device)");
+    EXPECT_EQ(dev.kind, XFER_DEVICE_KIND_HOST);
+    EXPECT_EQ(dev.multiprocessors, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    EXPECT_EQ(dev.compute_major, 0);
+    EXPECT_EQ(dev.unified_addressing, 1);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+TEST(HostBackend, DeclaresTheDeviceMemoryParameter) {
+    int count = 0;
+    ASSERT_XFER_OK(xfer_param_count(&count));
+    bool found = false;
+    for (int i = 0; i < count; ++i) {
+        xfer_param_info p{};
+        ASSERT_XFER_OK(xfer_param_get_info(i, &p));
+        if (std::string(p.section) == "host" && std::string(p.name) == "device_memory") {
+            found = true;
+            EXPECT_STREQ(p.type, "size");
+            EXPECT_STREQ(p.default_value, "0");
+            EXPECT_STREQ(p.env, "XFER_HOST_DEVICE_MEMORY");
+            EXPECT_GT(std::strlen(p.help), 0u);
+        }
+    }
+    EXPECT_TRUE(found);
+}
+
+TEST(HostBackend, DeviceMemoryParameterCapsAllocations) {
+    ScopedDeviceMemory limit("1MiB");
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_device_info dev{};
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.total_memory, 1u << 20);
+    EXPECT_EQ(dev.free_memory, 1u << 20);
+
+    xfer_buffer first = nullptr, second = nullptr, third = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx, 600 << 10, 0, &first));
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.free_memory, (1u << 20) - (600u << 10));
+
+    EXPECT_EQ(xfer_alloc(ctx, 600 << 10, 0, &second), XFER_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(xfer_last_error()).find("device_memory"), std::string::npos) << xfer_last_error();
+    EXPECT_EQ(second, nullptr);
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.free_memory, (1u << 20) - (600u << 10)) << "a failed allocation must give back what it took";
+
+    // Exactly the rest fits; freeing returns the capacity.
+    ASSERT_XFER_OK(xfer_alloc(ctx, (1 << 20) - (600 << 10), 0, &third));
+    EXPECT_XFER_OK(xfer_free(first));
+    EXPECT_XFER_OK(xfer_alloc(ctx, 600 << 10, 0, &second));
+    EXPECT_XFER_OK(xfer_free(second));
+    EXPECT_XFER_OK(xfer_free(third));
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.free_memory, 1u << 20);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+// Holds a stream until released, so "work is still queued" does not depend on timing.
+struct Gate {
+    std::mutex mutex;
+    std::condition_variable opened;
+    bool open = false;
+
+    static void wait_fn(void *self) {
+        auto *gate = static_cast<Gate *>(self);
+        std::unique_lock<std::mutex> lock(gate->mutex);
+        gate->opened.wait_for(lock, std::chrono::seconds(30), [gate] { return gate->open; });
+    }
+    void release() {
+        std::lock_guard<std::mutex> lock(mutex);
+        open = true;
+        opened.notify_all();
+    }
+};
+
+TEST(HostBackend, DeferredFreeGivesBackDeviceMemoryWhenQueuedWorkEnds) {
+    ScopedDeviceMemory limit("1MiB");
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_stream s = nullptr;
+    xfer_buffer b = nullptr;
+    ASSERT_XFER_OK(xfer_stream_create(ctx, &s));
+    ASSERT_XFER_OK(xfer_alloc(ctx, 1 << 20, 0, &b));
+    Gate gate;
+    EXPECT_XFER_OK(xfer_stream_launch_host_func(s, Gate::wait_fn, &gate));
+    EXPECT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 1 << 20, s));
+    EXPECT_XFER_OK(xfer_free(b));
+    // The queued copy still holds the memory: the device is full until the stream drains.
+    xfer_device_info dev{};
+    EXPECT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.free_memory, 0u);
+    gate.release();
+    ASSERT_XFER_OK(xfer_stream_synchronize(s));
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.free_memory, 1u << 20);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+TEST(HostBackend, BadDeviceMemoryValueIsAConfigError) {
+    ScopedDeviceMemory limit("lots");
+    xfer_context ctx = nullptr;
+    EXPECT_EQ(xfer_open("host", 0, &ctx), XFER_ERROR_CONFIG);
+    EXPECT_NE(std::string(xfer_last_error()).find("XFER_HOST_DEVICE_MEMORY"), std::string::npos) << xfer_last_error();
+    EXPECT_EQ(ctx, nullptr);
+}
+
+void throw_from_host_fn(void *) { throw std::runtime_error("boom from a host function"); }
+
+TEST(HostBackend, ThrowingHostFunctionIsReportedAndTheWorkerSurvives) {
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_stream s = nullptr;
+    xfer_buffer b = nullptr;
+    ASSERT_XFER_OK(xfer_stream_create(ctx, &s));
+    ASSERT_XFER_OK(xfer_alloc(ctx, 4096, 0, &b));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(s, throw_from_host_fn, nullptr));
+    EXPECT_EQ(xfer_stream_synchronize(s), XFER_ERROR_BACKEND);
+    EXPECT_NE(std::string(xfer_last_error()).find("boom from a host function"), std::string::npos)
+        << xfer_last_error();
+    // Reported once; the worker is alive and the stream works on.
+    EXPECT_XFER_OK(xfer_stream_synchronize(s));
+    auto *host = static_cast<unsigned char *>(xfer_host_ptr(b));
+    for (int i = 0; i < 4096; ++i) {
+        host[i] = static_cast<unsigned char>(i * 7 + 1);
+    }
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 4096, s));
+    ASSERT_XFER_OK(xfer_stream_synchronize(s));
+    EXPECT_EQ(std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096), 0);
+    // Reported by destroy too, when nobody synchronised in between.
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(s, throw_from_host_fn, nullptr));
+    EXPECT_EQ(xfer_stream_destroy(s), XFER_ERROR_BACKEND);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+struct SelfWait {
+    xfer_stream stream;
+    xfer_status status = XFER_SUCCESS;
+    std::string message;
+};
+
+void synchronize_own_stream(void *p) {
+    auto *self = static_cast<SelfWait *>(p);
+    self->status = xfer_stream_synchronize(self->stream);
+    self->message = xfer_last_error();
+}
+
+TEST(HostBackend, HostFunctionWaitingForItsOwnStreamGetsAnErrorNotADeadlock) {
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    SelfWait self{};
+    ASSERT_XFER_OK(xfer_stream_create(ctx, &self.stream));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(self.stream, synchronize_own_stream, &self));
+    ASSERT_XFER_OK(xfer_stream_synchronize(self.stream));
+    EXPECT_EQ(self.status, XFER_ERROR_INVALID_STATE);
+    EXPECT_NE(self.message.find("host function"), std::string::npos) << self.message;
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+}  // namespace

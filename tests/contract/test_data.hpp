@@ -1,0 +1,23 @@
+// Test data helpers: random bytes and byte-for-byte comparison with a useful failure message.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace xfer_contract {
+
+using Bytes = std::vector<unsigned char>;
+
+// `n` pseudo-random bytes (std::mt19937_64): random data, never zeros, so a copy that moved
+// nothing or moved the wrong range cannot pass by accident. The same seed gives the same bytes.
+Bytes random_bytes(std::size_t n, std::uint64_t seed);
+
+// Compares `n` bytes; on a mismatch reports the first differing index, both values and how
+// many bytes differ (printing a 64 MiB vector would help nobody).
+::testing::AssertionResult same_bytes(const void *expected, const void *actual, std::size_t n);
+::testing::AssertionResult same_bytes(const Bytes &expected, const Bytes &actual);
+
+}  // namespace xfer_contract

@@ -1,0 +1,181 @@
+// Events: completion, re-recording, elapsed time, and ordering between streams.
+#include "contract_fixture.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <thread>
+
+namespace xfer_contract {
+namespace {
+
+class Events : public ContractTest {};
+
+TEST_P(Events, NeverRecordedEventIsComplete) {
+    xfer_event e = new_event();
+    ASSERT_NE(e, nullptr);
+    EXPECT_XFER_OK(xfer_event_query(e));
+    EXPECT_XFER_OK(xfer_event_synchronize(e));
+    // Waiting on it is a no-op: the stream stays usable and idle.
+    EXPECT_XFER_OK(xfer_stream_wait_event(stream_, e));
+    EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_XFER_OK(xfer_stream_query(stream_));
+    EXPECT_XFER_OK(xfer_event_destroy(e));
+}
+
+TEST_P(Events, QueryIsNotReadyUntilTheStreamReachesTheRecord) {
+    xfer_event e = new_event();
+    ASSERT_NE(e, nullptr);
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(stream_));
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    EXPECT_EQ(xfer_event_query(e), XFER_ERROR_NOT_READY) << xfer_last_error();
+    gate.open();
+    EXPECT_XFER_OK(xfer_event_synchronize(e));
+    EXPECT_XFER_OK(xfer_event_query(e));
+    EXPECT_FALSE(gate.timed_out());
+}
+
+TEST_P(Events, ReRecordingMovesTheEvent) {
+    xfer_event e = new_event();
+    ASSERT_NE(e, nullptr);
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    ASSERT_XFER_OK(xfer_event_synchronize(e));
+    ASSERT_XFER_OK(xfer_event_query(e));
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(stream_));
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    EXPECT_EQ(xfer_event_query(e), XFER_ERROR_NOT_READY) << "the query must refer to the latest record";
+    gate.open();
+    EXPECT_XFER_OK(xfer_event_synchronize(e));
+    EXPECT_XFER_OK(xfer_event_query(e));
+}
+
+TEST_P(Events, ElapsedTimeSpansTheWorkBetweenTwoRecords) {
+    xfer_event start = new_event();
+    xfer_event end = new_event();
+    ASSERT_NE(start, nullptr);
+    ASSERT_NE(end, nullptr);
+    auto &sleep_ms = keep<int>(20);
+    ASSERT_XFER_OK(xfer_event_record(start, stream_));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_ms_host_fn, &sleep_ms));
+    ASSERT_XFER_OK(xfer_event_record(end, stream_));
+    ASSERT_XFER_OK(xfer_event_synchronize(end));
+    EXPECT_XFER_OK(xfer_event_query(start));
+    float ms = -1.0f;
+    ASSERT_XFER_OK(xfer_event_elapsed_ms(start, end, &ms));
+    EXPECT_TRUE(std::isfinite(ms)) << ms;
+    EXPECT_GE(ms, 0.0f);
+    // Not a performance check: the events must be stamped when the stream reaches them, so
+    // the host function's sleep lies between them (half of it, to leave room for clocks).
+    EXPECT_GE(ms, sleep_ms / 2.0f);
+}
+
+TEST_P(Events, ElapsedIsNotReadyWhileAnEventIsPending) {
+    xfer_event start = new_event();
+    xfer_event end = new_event();
+    ASSERT_NE(start, nullptr);
+    ASSERT_NE(end, nullptr);
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(xfer_event_record(start, stream_));
+    ASSERT_XFER_OK(gate.block(stream_));
+    ASSERT_XFER_OK(xfer_event_record(end, stream_));
+    float ms = -1.0f;
+    EXPECT_EQ(xfer_event_elapsed_ms(start, end, &ms), XFER_ERROR_NOT_READY) << xfer_last_error();
+    EXPECT_EQ(ms, -1.0f) << "output arguments are written only on success";
+    gate.open();
+    ASSERT_XFER_OK(xfer_event_synchronize(end));
+    EXPECT_XFER_OK(xfer_event_elapsed_ms(start, end, &ms));
+    EXPECT_TRUE(std::isfinite(ms));
+    EXPECT_GE(ms, 0.0f);
+}
+
+TEST_P(Events, EventWithoutTimingStillOrdersWork) {
+    xfer_event e = new_event(XFER_EVENT_DISABLE_TIMING);
+    ASSERT_NE(e, nullptr);
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(stream_));
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    EXPECT_EQ(xfer_event_query(e), XFER_ERROR_NOT_READY);
+    gate.open();
+    EXPECT_XFER_OK(xfer_event_synchronize(e));
+    EXPECT_XFER_OK(xfer_event_query(e));
+}
+
+struct LateWriter {
+    unsigned char *host_view;
+    Bytes data;
+};
+
+void sleep_then_write(void *p) {
+    auto *w = static_cast<LateWriter *>(p);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::memcpy(w->host_view, w->data.data(), w->data.size());
+}
+
+TEST_P(Events, StreamWaitsForAnEventRecordedOnAnotherStream) {
+    // Stream A: a host function that sleeps, then writes the host view; a copy to the device;
+    // an event. Stream B waits for the event, then reads the device view. B sees A's bytes
+    // only if the wait held B back until A got there.
+    const std::size_t bytes = 1 << 20;
+    xfer_stream a = new_stream();
+    xfer_stream b = new_stream();
+    xfer_event done = new_event();
+    xfer_buffer buf = alloc(bytes);
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_NE(done, nullptr);
+    ASSERT_NE(buf, nullptr);
+    const Bytes stale = random_bytes(bytes, 401);
+    ASSERT_TRUE(write_device(buf, 0, stale));  // one view: this is the host view as well
+    auto &writer = keep<LateWriter>(LateWriter{static_cast<unsigned char *>(xfer_host_ptr(buf)), random_bytes(bytes, 402)});
+    auto &seen = keep<Bytes>(bytes);
+
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(a, sleep_then_write, &writer));
+    ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_DEVICE, 0, bytes, a));
+    ASSERT_XFER_OK(xfer_event_record(done, a));
+    ASSERT_XFER_OK(xfer_stream_wait_event(b, done));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, seen.data(), xfer_device_ptr(buf), bytes, XFER_COPY_DEVICE_TO_HOST, b));
+    ASSERT_XFER_OK(xfer_stream_synchronize(b));
+    EXPECT_TRUE(same_bytes(writer.data, seen));
+    EXPECT_XFER_OK(xfer_event_query(done));
+    EXPECT_XFER_OK(xfer_stream_synchronize(a));
+}
+
+struct Flag {
+    std::atomic<bool> set{false};
+};
+
+void set_flag(void *p) { static_cast<Flag *>(p)->set = true; }
+
+TEST_P(Events, WaitHoldsTheStreamUntilTheRecordCompletes) {
+    xfer_stream a = new_stream();
+    xfer_stream b = new_stream();
+    xfer_event e = new_event();
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_NE(e, nullptr);
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(a));
+    ASSERT_XFER_OK(xfer_event_record(e, a));
+    ASSERT_XFER_OK(xfer_stream_wait_event(b, e));
+    auto &ran = keep<Flag>();
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(b, set_flag, &ran));
+    // Re-recording after the wait must not change what the wait waits for.
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(xfer_stream_query(b), XFER_ERROR_NOT_READY) << "b must wait for a's record";
+    EXPECT_FALSE(ran.set.load()) << "work after the wait ran before the event completed";
+    gate.open();
+    EXPECT_XFER_OK(xfer_stream_synchronize(b));
+    EXPECT_TRUE(ran.set.load());
+    // Not a query: a's record being complete does not mean a's own bookkeeping has caught up.
+    EXPECT_XFER_OK(xfer_stream_synchronize(a));
+    EXPECT_FALSE(gate.timed_out());
+}
+
+XFER_CONTRACT_SUITE(Events);
+
+}  // namespace
+}  // namespace xfer_contract

@@ -1,0 +1,104 @@
+// Releasing objects while work that uses them is still queued: deferred in stream order,
+// never a use-after-free (run under AddressSanitizer to prove it).
+#include "contract_fixture.hpp"
+
+namespace xfer_contract {
+namespace {
+
+class Lifetime : public ContractTest {};
+
+TEST_P(Lifetime, FreeWithQueuedWorkIsDeferred) {
+    const std::size_t bytes = 16 << 20;
+    xfer_buffer b = alloc(bytes);
+    ASSERT_NE(b, nullptr);
+    write_host(b, 0, random_bytes(bytes, 501));
+    // A sleep, not a gate: a backend whose free waits for the stream must not deadlock here.
+    auto &sleep_ms = keep<int>(100);
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_ms_host_fn, &sleep_ms));
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, bytes, stream_));
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_HOST, 0, bytes, stream_));
+    EXPECT_XFER_OK(xfer_free(b));
+    EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
+    // The context goes on working, and the freed handle stays invalid.
+    EXPECT_EQ(xfer_buffer_size(b), 0u);
+    xfer_buffer again = alloc(bytes);
+    ASSERT_NE(again, nullptr);
+    EXPECT_TRUE(round_trip(again, random_bytes(bytes, 502), stream_));
+}
+
+TEST_P(Lifetime, FreeWithQueuedWorkOnSeveralStreams) {
+    const std::size_t bytes = 1 << 20;
+    xfer_stream s1 = new_stream();
+    xfer_stream s2 = new_stream();
+    xfer_buffer b = alloc(bytes);
+    ASSERT_NE(s1, nullptr);
+    ASSERT_NE(s2, nullptr);
+    ASSERT_NE(b, nullptr);
+    auto &sleep_ms = keep<int>(30);
+    // Each stream copies its own half: two streams writing the same bytes would be a race.
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(s1, sleep_ms_host_fn, &sleep_ms));
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, bytes / 2, s1));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(s2, sleep_ms_host_fn, &sleep_ms));
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, bytes / 2, bytes / 2, s2));
+    EXPECT_XFER_OK(xfer_free(b));
+    EXPECT_XFER_OK(xfer_stream_destroy(s1));
+    EXPECT_XFER_OK(xfer_stream_synchronize(s2));
+}
+
+TEST_P(Lifetime, DestroyingAnEventDoesNotDisturbWorkWaitingOnIt) {
+    xfer_stream a = new_stream();
+    xfer_stream b = new_stream();
+    xfer_event e = new_event();
+    ASSERT_NE(a, nullptr);
+    ASSERT_NE(b, nullptr);
+    ASSERT_NE(e, nullptr);
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(a));
+    ASSERT_XFER_OK(xfer_event_record(e, a));
+    ASSERT_XFER_OK(xfer_stream_wait_event(b, e));
+    EXPECT_XFER_OK(xfer_event_destroy(e));
+    gate.open();
+    EXPECT_XFER_OK(xfer_stream_synchronize(b));
+    EXPECT_XFER_OK(xfer_stream_synchronize(a));
+    EXPECT_FALSE(gate.timed_out());
+}
+
+TEST_P(Lifetime, CloseReleasesLiveObjectsAndInvalidatesTheirHandles) {
+    xfer_context other = nullptr;
+    ASSERT_XFER_OK(xfer_open(backend().c_str(), 0, &other));
+    xfer_stream s = nullptr;
+    xfer_event e = nullptr;
+    xfer_buffer b = nullptr;
+    ASSERT_XFER_OK(xfer_stream_create(other, &s));
+    ASSERT_XFER_OK(xfer_event_create(other, XFER_EVENT_DEFAULT, &e));
+    ASSERT_XFER_OK(xfer_alloc(other, 1 << 20, XFER_ALLOC_DEFAULT, &b));
+    write_host(b, 0, random_bytes(1 << 20, 503));
+    // Work still queued at close: close must wait for it before it frees anything.
+    auto &sleep_ms = keep<int>(30);
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(s, sleep_ms_host_fn, &sleep_ms));
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 1 << 20, s));
+    ASSERT_XFER_OK(xfer_event_record(e, s));
+
+    EXPECT_XFER_OK(xfer_close(other));
+
+    EXPECT_XFER_FAILS(xfer_free(b), XFER_ERROR_INVALID_HANDLE, {"buffer"});
+    EXPECT_XFER_FAILS(xfer_stream_synchronize(s), XFER_ERROR_INVALID_HANDLE, {"stream"});
+    EXPECT_XFER_FAILS(xfer_stream_destroy(s), XFER_ERROR_INVALID_HANDLE, {"stream"});
+    EXPECT_XFER_FAILS(xfer_event_query(e), XFER_ERROR_INVALID_HANDLE, {"event"});
+    EXPECT_XFER_FAILS(xfer_event_destroy(e), XFER_ERROR_INVALID_HANDLE, {"event"});
+    EXPECT_XFER_FAILS(xfer_close(other), XFER_ERROR_INVALID_HANDLE, {"context"});
+    EXPECT_TRUE(yields_null([&] { return xfer_host_ptr(b); }, {"buffer"}));
+    xfer_buffer late = nullptr;
+    EXPECT_XFER_FAILS(xfer_alloc(other, 64, XFER_ALLOC_DEFAULT, &late), XFER_ERROR_INVALID_HANDLE, {"context"});
+    EXPECT_EQ(late, nullptr);
+
+    // The fixture's context is untouched.
+    xfer_buffer mine = alloc(4096);
+    ASSERT_NE(mine, nullptr);
+    EXPECT_TRUE(round_trip(mine, random_bytes(4096, 504), stream_));
+}
+
+XFER_CONTRACT_SUITE(Lifetime);
+
+}  // namespace
+}  // namespace xfer_contract

@@ -1,0 +1,132 @@
+// Shared helpers of the core's API tests: environment isolation, temporary config files,
+// mock plugin folders and the mock's counters.
+#pragma once
+
+#include <xfer/xfer.h>
+
+#include <gtest/gtest.h>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace xfer_test {
+
+// Sets (or unsets, with nullopt) one environment variable and restores it on destruction.
+class EnvGuard {
+public:
+    EnvGuard(std::string name, const std::optional<std::string> &value) : name_(std::move(name)) {
+        if (const char *old = std::getenv(name_.c_str())) saved_ = old;
+        if (value) ::setenv(name_.c_str(), value->c_str(), 1);
+        else ::unsetenv(name_.c_str());
+    }
+    ~EnvGuard() {
+        if (saved_) ::setenv(name_.c_str(), saved_->c_str(), 1);
+        else ::unsetenv(name_.c_str());
+    }
+    EnvGuard(const EnvGuard &) = delete;
+    EnvGuard &operator=(const EnvGuard &) = delete;
+
+private:
+    std::string name_;
+    std::optional<std::string> saved_;
+};
+
+inline std::string plugin_dir(const std::string &folder) { return std::string(XFER_TEST_PLUGIN_ROOT) + "/" + folder; }
+
+inline std::string plugin_path(std::initializer_list<const char *> folders) {
+    std::string out;
+    for (const char *f : folders) out += (out.empty() ? "" : ":") + plugin_dir(f);
+    return out;
+}
+
+// A file in a fresh temporary folder, removed with the object.
+class TempFile {
+public:
+    explicit TempFile(const std::string &contents, const std::string &name = "xfer.conf") {
+        dir_ = std::filesystem::temp_directory_path() /
+               ("xfer-core-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
+        std::filesystem::create_directories(dir_);
+        path_ = (dir_ / name).string();
+        std::ofstream(path_) << contents;
+    }
+    ~TempFile() {
+        std::error_code ec;
+        std::filesystem::remove_all(dir_, ec);
+    }
+    const std::string &path() const { return path_; }
+    std::string dir() const { return dir_.string(); }
+
+private:
+    static int &counter() {
+        static int n = 0;
+        return n;
+    }
+    std::filesystem::path dir_;
+    std::string path_;
+};
+
+// Every test starts from an environment with no xfer variable set, whatever the caller's
+// shell has, and with the plugin path pointing at the mock folders it names.
+class CoreTest : public ::testing::Test {
+protected:
+    EnvGuard config_{"XFER_CONFIG", std::nullopt};
+    EnvGuard backend_{"XFER_BACKEND", std::nullopt};
+    EnvGuard device_{"XFER_DEVICE", std::nullopt};
+    EnvGuard path_{"XFER_PLUGIN_PATH", plugin_path({"good"})};
+};
+
+// The mock's counters, read from the instance the core loaded (RTLD_NOLOAD: never a second copy).
+inline long mock_counter(const std::string &folder, const std::string &name, const char *symbol) {
+    std::string file = plugin_dir(folder) + "/libxfer-backend-" + name + ".so";
+    void *handle = ::dlopen(file.c_str(), RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return 0;  // not loaded yet: nothing alive, nothing called
+    auto fn = reinterpret_cast<long (*)()>(::dlsym(handle, symbol));
+    long value = fn != nullptr ? fn() : -1;
+    ::dlclose(handle);  // drops only the reference NOLOAD took
+    return value;
+}
+inline long mockfull_live() { return mock_counter("good", "mockfull", "xfer_mock_live_objects"); }
+inline long mockfull_calls() { return mock_counter("good", "mockfull", "xfer_mock_calls"); }
+
+inline std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
+    std::mt19937 gen(seed);
+    std::uniform_int_distribution<int> dist(0, 255);
+    std::vector<unsigned char> v(n);
+    for (auto &b : v) b = static_cast<unsigned char>(dist(gen));
+    return v;
+}
+
+// The xfer_backend_info of `name` as this thread's last enumeration saw it.
+inline std::optional<xfer_backend_info> find_backend(const std::string &name) {
+    int count = 0;
+    if (xfer_backend_count(&count) != XFER_SUCCESS) return std::nullopt;
+    for (int i = 0; i < count; ++i) {
+        xfer_backend_info info{};
+        if (xfer_backend_get_info(i, &info) == XFER_SUCCESS && name == info.name) return info;
+    }
+    return std::nullopt;
+}
+
+}  // namespace xfer_test
+
+// Asserts a status and prints xfer_last_error() when it differs.
+#define EXPECT_XFER(expected, call)                                                                    \
+    do {                                                                                             \
+        xfer_status xfer_test_st_ = (call);                                                          \
+        EXPECT_EQ(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))      \
+            << #call << ": " << xfer_last_error();                                                   \
+    } while (0)
+#define ASSERT_XFER(expected, call)                                                                    \
+    do {                                                                                             \
+        xfer_status xfer_test_st_ = (call);                                                          \
+        ASSERT_EQ(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))      \
+            << #call << ": " << xfer_last_error();                                                   \
+    } while (0)

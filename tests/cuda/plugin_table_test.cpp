@@ -1,0 +1,124 @@
+// The plugin side of the ABI, loaded directly: what each CUDA backend's table declares.
+#include <cstring>
+#include <map>
+
+#include <gtest/gtest.h>
+
+#include "plugin_loader.hpp"
+#include "test_support.hpp"
+
+namespace {
+
+using xfer_test::load_plugin_directly;
+using xfer_test::param_name;
+
+class PluginTable : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PluginTable, DescribesItselfForThisAbi) {
+    const auto plugin = load_plugin_directly(GetParam());
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    const xfer_backend_table &t = *plugin.table;
+    EXPECT_EQ(unsigned{XFER_BACKEND_ABI_MAJOR}, t.abi_major);
+    EXPECT_EQ(unsigned{XFER_BACKEND_ABI_MINOR}, t.abi_minor);
+    EXPECT_EQ(sizeof(xfer_backend_table), t.struct_size);
+    EXPECT_GE(t.struct_size, XFER_BACKEND_TABLE_V1_SIZE);
+    ASSERT_NE(nullptr, t.name);
+    EXPECT_STREQ(GetParam().c_str(), t.name) << "the table's name must match the file name";
+    ASSERT_NE(nullptr, t.description);
+    EXPECT_GT(std::strlen(t.description), 10u);
+    EXPECT_EQ(XFER_DEVICE_KIND_CUDA, t.device_kind);
+}
+
+TEST_P(PluginTable, ImplementsEveryEntry) {
+    const auto plugin = load_plugin_directly(GetParam());
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    const xfer_backend_table &t = *plugin.table;
+    const void *entries[] = {
+        reinterpret_cast<const void *>(t.probe),
+        reinterpret_cast<const void *>(t.context_create),
+        reinterpret_cast<const void *>(t.context_destroy),
+        reinterpret_cast<const void *>(t.buffer_alloc),
+        reinterpret_cast<const void *>(t.buffer_free),
+        reinterpret_cast<const void *>(t.stream_create),
+        reinterpret_cast<const void *>(t.stream_destroy),
+        reinterpret_cast<const void *>(t.stream_synchronize),
+        reinterpret_cast<const void *>(t.device_info),
+        reinterpret_cast<const void *>(t.buffer_copy_async),
+        reinterpret_cast<const void *>(t.memcpy_async),
+        reinterpret_cast<const void *>(t.memcpy_batch_async),
+        reinterpret_cast<const void *>(t.stream_query),
+        reinterpret_cast<const void *>(t.stream_wait_event),
+        reinterpret_cast<const void *>(t.stream_launch_host_func),
+        reinterpret_cast<const void *>(t.stream_native),
+        reinterpret_cast<const void *>(t.event_create),
+        reinterpret_cast<const void *>(t.event_destroy),
+        reinterpret_cast<const void *>(t.event_record),
+        reinterpret_cast<const void *>(t.event_synchronize),
+        reinterpret_cast<const void *>(t.event_query),
+        reinterpret_cast<const void *>(t.event_elapsed_ms),
+    };
+    for (std::size_t i = 0; i < sizeof entries / sizeof entries[0]; ++i) {
+        EXPECT_NE(nullptr, entries[i]) << "entry #" << i << " is NULL";
+    }
+}
+
+TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {
+    const std::map<std::string, unsigned> expected = {
+        {"pageable", 0u},
+        {"pinned", XFER_CAP_ASYNC_COPY},
+        {"managed", XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY},
+        {"zerocopy", XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY},
+    };
+    const auto plugin = load_plugin_directly(GetParam());
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    EXPECT_EQ(expected.at(GetParam()), plugin.table->caps);
+}
+
+TEST_P(PluginTable, EntryPointReturnsTheSameTableEveryTime) {
+    const auto plugin = load_plugin_directly(GetParam());
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    // A second load of the same name returns the cached table; the plugin's static table is
+    // what the core keeps a pointer to for the life of the process.
+    EXPECT_EQ(plugin.table, load_plugin_directly(GetParam()).table);
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer_test::kCudaBackends),
+                         param_name);
+
+TEST(PluginTablePageable, DeclaresItsStagingParameters) {
+    const auto plugin = load_plugin_directly("pageable");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    ASSERT_EQ(2u, plugin.table->param_count);
+    const xfer_backend_param *p = plugin.table->params;
+    EXPECT_STREQ("staging_threads", p[0].name);
+    EXPECT_STREQ("int", p[0].type);
+    EXPECT_STREQ("8", p[0].default_value);
+    EXPECT_STREQ("chunk_size", p[1].name);
+    EXPECT_STREQ("size", p[1].type);
+    EXPECT_STREQ("8MiB", p[1].default_value);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_GT(std::strlen(p[i].help), 10u);
+    }
+}
+
+TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
+    const auto plugin = load_plugin_directly("pageable");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    struct Case {
+        const char *name;
+        const char *value;
+    } const cases[] = {{"staging_threads", "0"}, {"staging_threads", "-3"}, {"chunk_size", "12abc"},
+                       {"chunk_size", "1024"}};
+    for (const auto &c : cases) {
+        xfer_test::reset_captured_error();
+        const xfer_backend_param_value values[] = {{c.name, c.value}};
+        void *sentinel = reinterpret_cast<void *>(0x1234);
+        void *ctx = sentinel;
+        EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 1, &ctx)) << c.name << "=" << c.value;
+        EXPECT_EQ(sentinel, ctx) << "output written on failure";
+        EXPECT_NE(std::string::npos, xfer_test::captured_error().message.find(c.name))
+            << xfer_test::captured_error().message;
+    }
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+// compare's recommendations and side-by-side table.
+#include "compare.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace xfer_tool;
+
+namespace {
+
+WorkflowResult result(const std::string &workflow, const std::string &backend,
+                      std::vector<std::pair<std::string, double>> medians, bool verified = true)
+{
+    WorkflowResult r;
+    r.workflow = workflow;
+    r.backend = backend;
+    for (const auto &[name, ms] : medians)
+        r.figures.push_back(Figure{name, "ms", 1048576, Stats{ms, ms, ms, 1}, ""});
+    r.verification.state = verified ? Verification::State::passed : Verification::State::failed;
+    return r;
+}
+
+} // namespace
+
+TEST(Recommend, LowestMedianOfVerifiedResultsWins)
+{
+    std::vector<WorkflowResult> results = {
+        result("roundtrip", "pageable", {{"device total", 20.0}}),
+        result("roundtrip", "pinned", {{"device total", 11.0}}),
+        result("roundtrip", "managed", {{"device total", 5.0}}, /*verified=*/false),
+        result("overlap", "pinned", {{"pipelined", 4.0}}),
+        result("overlap", "pageable", {{"pipelined", 3.0}}),
+        result("batching", "pinned", {{"one call each", 9.0}, {"one batch call", 2.0}, {"one coalesced copy", 0.5}}),
+        result("batching", "pageable", {{"one call each", 8.0}, {"one batch call", 7.0}}),
+    };
+    auto recs = recommend(results);
+    ASSERT_EQ(recs.size(), 4u);
+    EXPECT_EQ(recs[0].pattern, "large one-off transfers");
+    EXPECT_EQ(recs[0].backend, "pinned"); // managed was faster but did not verify
+    EXPECT_NE(recs[0].basis.find("pinned 11.00 ms, pageable 20.00 ms"), std::string::npos) << recs[0].basis;
+    EXPECT_EQ(recs[0].basis.find("managed"), std::string::npos);
+    EXPECT_EQ(recs[1].pattern, "streaming");
+    EXPECT_EQ(recs[1].backend, "pageable");
+    EXPECT_EQ(recs[2].pattern, "many small copies");
+    EXPECT_EQ(recs[2].backend, "pinned"); // best of single and batch calls; coalescing is a code change
+    EXPECT_NE(recs[2].basis.find("pinned 2.000 ms (one batch call)"), std::string::npos) << recs[2].basis;
+    EXPECT_EQ(recs[3].pattern, "data read once by a kernel");
+    EXPECT_EQ(recs[3].backend, "");
+    EXPECT_EQ(recs[3].basis, "no verified access result");
+}
+
+TEST(Comparison, SideBySideTableHasABackendPerColumn)
+{
+    Report report;
+    report.results = {result("roundtrip", "host", {{"device total", 2.0}}),
+                      result("roundtrip", "pinned", {{"device total", 1.0}})};
+    report.recommendations = recommend(report.results);
+    std::ostringstream out;
+    write_comparison(out, report);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("workflow   figure         size  unit    host  pinned"), std::string::npos) << text;
+    EXPECT_NE(text.find("roundtrip  device total  1 MiB  ms     2.000   1.000"), std::string::npos) << text;
+    EXPECT_NE(text.find("roundtrip  verification               passed  passed"), std::string::npos) << text;
+    EXPECT_NE(text.find("large one-off transfers: pinned ("), std::string::npos) << text;
+    EXPECT_NE(text.find("streaming: no recommendation (no verified overlap result)"), std::string::npos) << text;
+}

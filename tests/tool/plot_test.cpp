@@ -1,0 +1,84 @@
+// The gnuplot data and script that `plot` writes (the drawing itself is a CTest).
+#include "plot.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace xfer_tool;
+
+namespace {
+
+WorkflowResult bandwidth(const std::string &backend)
+{
+    WorkflowResult r;
+    r.workflow = "bandwidth";
+    r.backend = backend;
+    r.figures.push_back(Figure{"h2d", "GB/s", 1024, Stats{1.0, 2.0, 3.0, 3}, ""});
+    r.figures.push_back(Figure{"h2d", "ms", 1024, Stats{0.1, 0.2, 0.3, 3}, ""});
+    r.figures.push_back(Figure{"h2d", "GB/s", 4096, Stats{4.0, 5.0, 6.0, 3}, ""});
+    r.figures.push_back(Figure{"d2h", "GB/s", 1024, std::nullopt, "no copy (mapped)"});
+    r.figures.push_back(Figure{"d2h", "GB/s", 4096, Stats{7.0, 8.0, 9.0, 3}, ""});
+    return r;
+}
+
+} // namespace
+
+TEST(Plot, OneSeriesPerBackendAndDirection)
+{
+    Report report;
+    report.results = {bandwidth("host"), bandwidth("pinned")};
+    WorkflowResult other;
+    other.workflow = "roundtrip";
+    other.backend = "host";
+    other.figures.push_back(Figure{"h2d", "GB/s", 1024, Stats{1, 1, 1, 1}, ""});
+    report.results.push_back(other);
+
+    auto series = bandwidth_series(report);
+    ASSERT_EQ(series.size(), 4u);
+    EXPECT_EQ(series[0].title, "host h2d");
+    ASSERT_EQ(series[0].points.size(), 2u);
+    EXPECT_EQ(series[0].points[1].bytes, 4096u);
+    EXPECT_DOUBLE_EQ(series[0].points[1].median, 5.0);
+    EXPECT_EQ(series[1].title, "host d2h");
+    EXPECT_EQ(series[1].points.size(), 1u); // the unmeasured point is left out
+    EXPECT_EQ(series[3].title, "pinned d2h");
+}
+
+TEST(Plot, DataBlocksAndScript)
+{
+    Report report;
+    report.results = {bandwidth("host")};
+    auto series = bandwidth_series(report);
+    EXPECT_EQ(gnuplot_data(series), "# host h2d\n# bytes median_GBps min_GBps max_GBps\n1024 2 1 3\n4096 5 4 6\n\n\n"
+                                    "# host d2h\n# bytes median_GBps min_GBps max_GBps\n4096 8 7 9\n\n\n");
+    const std::string png = gnuplot_script(series, "/tmp/d.dat", "/tmp/it's.png", "png");
+    EXPECT_NE(png.find("set terminal pngcairo"), std::string::npos);
+    EXPECT_NE(png.find("set output '/tmp/it''s.png'"), std::string::npos) << png;
+    EXPECT_NE(png.find("set logscale x 2"), std::string::npos);
+    EXPECT_NE(png.find("GB/s = 10^9 bytes/s"), std::string::npos);
+    EXPECT_NE(png.find("set xtics rotate by -45 ('1 KiB' 1024, '4 KiB' 4096)"), std::string::npos) << png;
+    EXPECT_NE(png.find("'/tmp/d.dat' index 0 using 1:2:3:4 with yerrorlines linewidth 2 title 'host h2d'"),
+              std::string::npos) << png;
+    EXPECT_NE(png.find("index 1 using 1:2:3:4 with yerrorlines linewidth 2 title 'host d2h'"), std::string::npos);
+    EXPECT_NE(gnuplot_script(series, "d", "o.svg", "svg").find("set terminal svg"), std::string::npos);
+}
+
+TEST(Plot, FormatComesFromTheExtension)
+{
+    EXPECT_EQ(plot_format("a.png"), "png");
+    EXPECT_EQ(plot_format("dir/A.SVG"), "svg");
+    EXPECT_THROW(plot_format("a.jpg"), std::invalid_argument);
+    EXPECT_THROW(plot_format("noext"), std::invalid_argument);
+}
+
+TEST(Plot, NothingToPlotIsAnError)
+{
+    Report report;
+    try {
+        plot_bandwidth(report, "/tmp/never-written.png");
+        FAIL() << "no exception";
+    } catch (const std::runtime_error &e) {
+        EXPECT_NE(std::string(e.what()).find("no bandwidth figures"), std::string::npos) << e.what();
+    }
+}

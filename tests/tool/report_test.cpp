@@ -1,0 +1,133 @@
+// Report formatting: table, CSV and JSON of one hand-built report, and JSON read back.
+#include "report/report.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+using namespace xfer_tool;
+
+namespace {
+
+Report sample_report()
+{
+    Report report;
+    report.tool_version = "1.0.0";
+    report.library_version = "1.0.0";
+    WorkflowResult r;
+    r.workflow = "bandwidth";
+    r.backend = "pinned";
+    r.device = DeviceSummary{"NVIDIA H200", "cuda", 0, "Gen5 x16", "0000:1b:00.0"};
+    r.parameters.push_back({"size", "256 MiB", 268435456});
+    r.parameters.push_back({"sizes", "1 KiB,4 KiB", std::nullopt});
+    r.figures.push_back(Figure{"h2d", "GB/s", 1048576, Stats{50.0, 52.5, 55.0, 3}, ""});
+    r.figures.push_back(Figure{"h2d", "ms", 1048576, Stats{0.019, 0.02, 0.021, 3}, "note, with \"quotes\""});
+    r.figures.push_back(Figure{"d2h", "GB/s", 1048576, std::nullopt, "no copy (mapped)"});
+    r.verification.state = Verification::State::passed;
+    r.verification.detail = "2 elements match (a)";
+    r.verification.checked = 2;
+    report.results.push_back(r);
+
+    WorkflowResult failed = r;
+    failed.workflow = "roundtrip";
+    failed.figures.clear();
+    failed.verification.state = Verification::State::failed;
+    failed.verification.detail = "sqrt result: first mismatch at index 7: expected 2, got 3 (1 of 8 elements differ)";
+    failed.error = "";
+    report.results.push_back(failed);
+    return report;
+}
+
+} // namespace
+
+TEST(TableReport, ShowsUnitsDeviceFiguresAndVerification)
+{
+    std::ostringstream out;
+    write_table(out, sample_report());
+    const std::string text = out.str();
+    EXPECT_NE(text.find("GB/s = 10^9 bytes/s"), std::string::npos);
+    EXPECT_NE(text.find("KiB/MiB/GiB = 2^10/2^20/2^30 bytes"), std::string::npos);
+    EXPECT_NE(text.find("== bandwidth on pinned: NVIDIA H200 (device 0, PCIe link Gen5 x16)"), std::string::npos);
+    EXPECT_NE(text.find("size=256 MiB  sizes=1 KiB,4 KiB"), std::string::npos);
+    EXPECT_NE(text.find("h2d     1 MiB  GB/s    50.00    52.50    55.00"), std::string::npos) << text;
+    EXPECT_NE(text.find("d2h     1 MiB  GB/s        -        -        -  no copy (mapped)"), std::string::npos) << text;
+    EXPECT_NE(text.find("verification: passed (2 elements match (a))"), std::string::npos);
+    EXPECT_NE(text.find("verification: FAILED: sqrt result: first mismatch at index 7"), std::string::npos);
+}
+
+TEST(CsvReport, OneRowPerFigureWithQuotedFields)
+{
+    std::ostringstream out;
+    write_csv(out, sample_report());
+    std::istringstream in(out.str());
+    std::string header, row1, row2, row3, row4;
+    std::getline(in, header);
+    std::getline(in, row1);
+    std::getline(in, row2);
+    std::getline(in, row3);
+    std::getline(in, row4);
+    EXPECT_EQ(header, "tool_version,library_version,backend,device,pcie_link,workflow,figure,unit,bytes,size,min,median,"
+                      "max,samples,verification,note");
+    EXPECT_EQ(row1, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,h2d,GB/s,1048576,1 MiB,50,52.5,55,3,passed,");
+    EXPECT_EQ(row2, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,h2d,ms,1048576,1 MiB,0.019,0.02,0.021,3,passed,"
+                    "\"note, with \"\"quotes\"\"\"");
+    EXPECT_EQ(row3, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,d2h,GB/s,1048576,1 MiB,,,,0,passed,no copy (mapped)");
+    EXPECT_EQ(row4, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,roundtrip,verification,,0,,,,,0,failed,"
+                    "\"sqrt result: first mismatch at index 7: expected 2, got 3 (1 of 8 elements differ)\"");
+}
+
+TEST(JsonReport, OneSchemaForEveryWorkflow)
+{
+    nlohmann::json j = report_to_json(sample_report());
+    EXPECT_EQ(j["schema"], "xfer-tool-results/1");
+    EXPECT_EQ(j["tool"]["name"], "xfer-tool");
+    EXPECT_EQ(j["units"]["GB/s"], "10^9 bytes per second");
+    ASSERT_EQ(j["results"].size(), 2u);
+    const auto &r = j["results"][0];
+    EXPECT_EQ(r["workflow"], "bandwidth");
+    EXPECT_EQ(r["device"]["pcie_link"], "Gen5 x16");
+    EXPECT_EQ(r["parameters"]["size"], 268435456);
+    EXPECT_EQ(r["parameters"]["sizes"], "1 KiB,4 KiB");
+    EXPECT_EQ(r["figures"][0]["median"], 52.5);
+    EXPECT_EQ(r["figures"][0]["samples"], 3);
+    EXPECT_TRUE(r["figures"][2]["median"].is_null());
+    EXPECT_EQ(r["figures"][2]["samples"], 0);
+    EXPECT_EQ(r["verification"]["status"], "passed");
+    EXPECT_TRUE(r["error"].is_null());
+    EXPECT_EQ(j["results"][1]["verification"]["status"], "failed");
+    EXPECT_FALSE(j.contains("recommendations"));
+}
+
+TEST(JsonReport, ReadsBackWhatItWrites)
+{
+    Report original = sample_report();
+    Report back = report_from_json(report_to_json(original));
+    ASSERT_EQ(back.results.size(), 2u);
+    EXPECT_EQ(back.results[0].backend, "pinned");
+    EXPECT_EQ(back.results[0].device.pcie_link, "Gen5 x16");
+    ASSERT_EQ(back.results[0].figures.size(), 3u);
+    ASSERT_TRUE(back.results[0].figures[0].stats.has_value());
+    EXPECT_DOUBLE_EQ(back.results[0].figures[0].stats->median, 52.5);
+    EXPECT_EQ(back.results[0].figures[0].bytes, 1048576u);
+    EXPECT_FALSE(back.results[0].figures[2].stats.has_value());
+    EXPECT_EQ(back.results[1].verification.state, Verification::State::failed);
+}
+
+TEST(JsonReport, RejectsOtherFiles)
+{
+    EXPECT_THROW(report_from_json(nlohmann::json{{"traceEvents", nlohmann::json::array()}}), std::runtime_error);
+    nlohmann::json broken = report_to_json(sample_report());
+    broken["results"][0].erase("figures");
+    try {
+        report_from_json(broken);
+        FAIL() << "no exception";
+    } catch (const std::runtime_error &e) {
+        EXPECT_STREQ(e.what(), "a result has no \"figures\"");
+    }
+}
+
+TEST(ReportWriter, UnknownFormatIsRefused)
+{
+    EXPECT_THROW(write_report(sample_report(), "xml", ""), std::invalid_argument);
+    EXPECT_THROW(write_report(sample_report(), "csv", "/nonexistent-dir/x.csv"), std::runtime_error);
+}

@@ -1,0 +1,42 @@
+// min / median / max of repeated measurements.
+#include "stats.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace xfer_tool;
+
+TEST(Stats, OddCountMedianIsTheMiddleSample)
+{
+    Stats s = summarize({5.0, 1.0, 3.0});
+    EXPECT_DOUBLE_EQ(s.min, 1.0);
+    EXPECT_DOUBLE_EQ(s.median, 3.0);
+    EXPECT_DOUBLE_EQ(s.max, 5.0);
+    EXPECT_EQ(s.samples, 3u);
+}
+
+TEST(Stats, EvenCountMedianIsTheMeanOfTheMiddleTwo)
+{
+    Stats s = summarize({4.0, 1.0, 2.0, 10.0});
+    EXPECT_DOUBLE_EQ(s.min, 1.0);
+    EXPECT_DOUBLE_EQ(s.median, 3.0);
+    EXPECT_DOUBLE_EQ(s.max, 10.0);
+    EXPECT_EQ(s.samples, 4u);
+}
+
+TEST(Stats, SingleValue)
+{
+    Stats s = single(2.5);
+    EXPECT_DOUBLE_EQ(s.min, 2.5);
+    EXPECT_DOUBLE_EQ(s.median, 2.5);
+    EXPECT_DOUBLE_EQ(s.max, 2.5);
+    EXPECT_EQ(s.samples, 1u);
+    Stats one = summarize({7.0});
+    EXPECT_DOUBLE_EQ(one.median, 7.0);
+}
+
+TEST(Stats, NoSamplesIsAnError)
+{
+    EXPECT_THROW(summarize({}), std::invalid_argument);
+}

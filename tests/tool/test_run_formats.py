@@ -1,0 +1,43 @@
+"""`xfer-tool run all --backend host` in table, CSV and JSON: every workflow runs and verifies;
+JSON matches the schema; nothing on stderr when it is not a terminal (no progress, no errors)."""
+import os
+
+from tool_checks import SMALL, WORKFLOWS, check_csv, expect, parse_args, run, validate_results
+
+args = parse_args()
+base = ["run", "all", "--backend", "host"] + SMALL
+
+proc = run(args.tool, base)
+expect(proc.stderr == "", "stderr is not quiet when not a terminal:\n" + proc.stderr)
+table = proc.stdout
+expect("GB/s = 10^9 bytes/s" in table, "table lacks the units legend")
+for wf in WORKFLOWS:
+    expect("== %s on host:" % wf in table, "table lacks workflow %s" % wf)
+expect(table.count("verification: passed") == len(WORKFLOWS), "not every workflow verified:\n" + table)
+
+csv_path = os.path.join(args.workdir, "results.csv")
+run(args.tool, base + ["--format", "csv", "--output", csv_path])
+rows = check_csv(csv_path)
+expect({r["workflow"] for r in rows} == set(WORKFLOWS), "CSV lacks workflows: %r" % {r["workflow"] for r in rows})
+expect(all(r["verification"] == "passed" for r in rows), "CSV has unverified rows")
+expect(all(r["backend"] == "host" for r in rows), "CSV rows of another backend")
+expect(any(r["unit"] == "GB/s" and r["workflow"] == "bandwidth" for r in rows), "CSV has no bandwidth GB/s rows")
+
+json_path = os.path.join(args.workdir, "results.json")
+run(args.tool, base + ["--format", "json", "--output", json_path])
+data = validate_results(json_path, args.schema)
+expect([r["workflow"] for r in data["results"]] == WORKFLOWS, "JSON workflows: %r" % [r["workflow"] for r in data["results"]])
+for r in data["results"]:
+    expect(r["verification"]["status"] == "passed", "%s did not verify: %r" % (r["workflow"], r["verification"]))
+    expect(r["verification"]["checked"] > 0, "%s compared nothing" % r["workflow"])
+    expect(r["error"] is None, "%s: %s" % (r["workflow"], r["error"]))
+    expect(r["parameters"]["seed"] == 12345, "seed not recorded")
+    expect(r["figures"], "%s has no figures" % r["workflow"])
+bw = next(r for r in data["results"] if r["workflow"] == "bandwidth")
+sizes = sorted({f["bytes"] for f in bw["figures"]})
+expect(sizes == [1024, 4096, 16384, 65536, 262144], "bandwidth sizes: %r" % sizes)
+for direction in ("h2d", "d2h", "bidirectional"):
+    rates = [f for f in bw["figures"] if f["name"] == direction and f["unit"] == "GB/s"]
+    expect(len(rates) == len(sizes), "%s: %d GB/s rows" % (direction, len(rates)))
+    expect(all(f["samples"] in (0, 3) for f in rates), "%s: repeats not honoured" % direction)
+print("ok")

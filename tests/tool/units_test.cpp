@@ -1,0 +1,90 @@
+// Size parsing and printing, rates and number formatting of xfer-tool's reports.
+#include "units.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+using namespace xfer_tool;
+
+TEST(ParseSize, BinaryAndDecimalUnits)
+{
+    EXPECT_EQ(parse_size("4096"), 4096u);
+    EXPECT_EQ(parse_size("512B"), 512u);
+    EXPECT_EQ(parse_size("4KiB"), 4096u);
+    EXPECT_EQ(parse_size("256MiB"), 268435456u);
+    EXPECT_EQ(parse_size("1GiB"), 1073741824u);
+    EXPECT_EQ(parse_size("4 KiB"), 4096u);
+    EXPECT_EQ(parse_size("1KB"), 1000u);
+    EXPECT_EQ(parse_size("1MB"), 1000000u);
+    EXPECT_EQ(parse_size("2GB"), 2000000000u);
+    EXPECT_EQ(parse_size("1.5MiB"), 1572864u);
+}
+
+TEST(ParseSize, RejectsWhatIsNotASize)
+{
+    EXPECT_THROW(parse_size(""), std::invalid_argument);
+    EXPECT_THROW(parse_size("MiB"), std::invalid_argument);
+    EXPECT_THROW(parse_size("12XB"), std::invalid_argument);
+    EXPECT_THROW(parse_size("0"), std::invalid_argument);
+    EXPECT_THROW(parse_size("0.3B"), std::invalid_argument);
+    EXPECT_THROW(parse_size("99999999999999999999"), std::invalid_argument);
+    EXPECT_THROW(parse_size("20000000000GiB"), std::invalid_argument);
+    try {
+        parse_size("12XB");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("unknown unit 'XB'"), std::string::npos) << e.what();
+    }
+}
+
+TEST(ParseSizeList, ListsAndRanges)
+{
+    EXPECT_EQ(parse_size_list("1KiB,64KiB,1MiB"), (std::vector<std::uint64_t>{1024, 65536, 1048576}));
+    EXPECT_EQ(parse_size_list("1KiB:16KiB"), (std::vector<std::uint64_t>{1024, 4096, 16384}));
+    EXPECT_EQ(parse_size_list("1KiB:8KiB:2"), (std::vector<std::uint64_t>{1024, 2048, 4096, 8192}));
+    EXPECT_EQ(parse_size_list("1KiB:10KiB"), (std::vector<std::uint64_t>{1024, 4096}));
+    EXPECT_THROW(parse_size_list("1KiB,,4KiB"), std::invalid_argument);
+    EXPECT_THROW(parse_size_list("4KiB:1KiB"), std::invalid_argument);
+    EXPECT_THROW(parse_size_list("1KiB:4KiB:1"), std::invalid_argument);
+    EXPECT_THROW(parse_size_list("1KiB:4KiB:2:2"), std::invalid_argument);
+}
+
+TEST(ParseSizeList, DefaultSweepIsOneKiBToOneGiBByFour)
+{
+    const auto sizes = default_sweep_sizes();
+    ASSERT_EQ(sizes.size(), 11u);
+    EXPECT_EQ(sizes.front(), 1024u);
+    EXPECT_EQ(sizes.back(), 1073741824u);
+    for (std::size_t i = 1; i < sizes.size(); ++i)
+        EXPECT_EQ(sizes[i], sizes[i - 1] * 4);
+}
+
+TEST(FormatSize, BinaryUnits)
+{
+    EXPECT_EQ(format_size(1), "1 B");
+    EXPECT_EQ(format_size(1000), "1000 B");
+    EXPECT_EQ(format_size(1024), "1 KiB");
+    EXPECT_EQ(format_size(4096), "4 KiB");
+    EXPECT_EQ(format_size(1572864), "1.5 MiB");
+    EXPECT_EQ(format_size(268435456), "256 MiB");
+    EXPECT_EQ(format_size(1073741824), "1 GiB");
+    EXPECT_EQ(format_size(1000000000), "953.67 MiB");
+}
+
+TEST(Rates, GigabytesPerSecondArePowersOfTen)
+{
+    EXPECT_DOUBLE_EQ(gb_per_s(1000000000, 1000.0), 1.0);
+    EXPECT_DOUBLE_EQ(gb_per_s(1073741824, 1000.0), 1.073741824);
+    EXPECT_DOUBLE_EQ(gb_per_s(500000000, 10.0), 50.0);
+}
+
+TEST(FormatValue, FourSignificantDigits)
+{
+    EXPECT_EQ(format_value(0.0), "0");
+    EXPECT_EQ(format_value(12.345), "12.35");
+    EXPECT_EQ(format_value(0.012344), "0.01234");
+    EXPECT_EQ(format_value(12345.6), "12346");
+    EXPECT_EQ(format_value(1.0), "1.000");
+    EXPECT_EQ(format_value(-2.5), "-2.500");
+}

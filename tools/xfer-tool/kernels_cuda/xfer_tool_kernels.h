@@ -1,0 +1,80 @@
+/*
+ * xfer_tool_kernels.h -- the C interface of libxfer-tool-kernels-cuda.so, the CUDA versions of
+ * xfer-tool's workflow kernels. xfer-tool loads the library at run time (Boost.DLL) only for a
+ * CUDA context, so only C types cross this boundary: device pointers, element counts, and the
+ * cudaStream_t from xfer_stream_native() passed as void *.
+ *
+ * Every launcher sets the device, launches on `stream` without waiting, and returns the
+ * cudaError_t of the launch as an int (0 = success); xfer_tool_cuda_error_string() names it.
+ * Kernels work on float arrays of `n` elements with grid-stride loops (any n).
+ */
+#ifndef XFER_TOOL_KERNELS_H
+#define XFER_TOOL_KERNELS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define XFER_TOOL_KERNELS_API __attribute__((visibility("default")))
+#else
+#define XFER_TOOL_KERNELS_API
+#endif
+
+/** Interface version; the tool refuses a library that reports another one. */
+#define XFER_TOOL_KERNELS_ABI 1
+
+XFER_TOOL_KERNELS_API int xfer_tool_kernels_abi(void);
+
+/** "cudaErrorX: description" for a code a launcher returned. Never NULL. */
+XFER_TOOL_KERNELS_API const char *xfer_tool_cuda_error_string(int code);
+
+/** out[i] = sqrtf(in[i]) (IEEE round-to-nearest, as the host's std::sqrt). */
+XFER_TOOL_KERNELS_API int xfer_tool_sqrt(int device, const float *in, float *out, size_t n, void *stream);
+
+/** c[i] = a[i] + b[i]. */
+XFER_TOOL_KERNELS_API int xfer_tool_vector_add(int device, const float *a, const float *b, float *c, size_t n,
+                                               void *stream);
+
+/** data[i] *= factor, in place. */
+XFER_TOOL_KERNELS_API int xfer_tool_scale(int device, float *data, size_t n, float factor, void *stream);
+
+/** out[i] = in[xfer_tool_gather_index(i, n, stride)] + 1.0f: thread i reads element i when
+    stride is 1 (coalesced), elements `stride` apart from its neighbours' otherwise. */
+XFER_TOOL_KERNELS_API int xfer_tool_gather(int device, const float *in, float *out, size_t n, size_t stride,
+                                           void *stream);
+
+/* Symbol names the tool looks up. */
+#define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
+#define XFER_TOOL_SYM_ERROR_STRING "xfer_tool_cuda_error_string"
+#define XFER_TOOL_SYM_SQRT "xfer_tool_sqrt"
+#define XFER_TOOL_SYM_VECTOR_ADD "xfer_tool_vector_add"
+#define XFER_TOOL_SYM_SCALE "xfer_tool_scale"
+#define XFER_TOOL_SYM_GATHER "xfer_tool_gather"
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+/*
+ * The index permutation of the strided read, shared by the CUDA kernel and the host version:
+ * the first (n / stride) * stride elements are read column by column of a row-major
+ * (n / stride) x stride matrix, so neighbouring i read elements `stride` apart and every
+ * element is read exactly once; the tail (n % stride elements) is read in order.
+ */
+#if defined(__CUDACC__)
+#define XFER_TOOL_HD __host__ __device__
+#else
+#define XFER_TOOL_HD
+#endif
+static inline XFER_TOOL_HD size_t xfer_tool_gather_index(size_t i, size_t n, size_t stride)
+{
+    size_t rows = stride ? n / stride : 0;
+    if (stride <= 1 || rows == 0 || i >= rows * stride)
+        return i;
+    return (i % rows) * stride + i / rows;
+}
+
+#endif /* XFER_TOOL_KERNELS_H */

@@ -1,0 +1,27 @@
+// The sub-commands behind main(); each returns the process exit status.
+#pragma once
+
+#include "cli.hpp"
+
+#include <string>
+
+namespace xfer_tool {
+
+enum ExitStatus {
+    kExitOk = 0,
+    kExitVerificationFailed = 1,
+    kExitUsage = 2,
+    kExitError = 3,
+};
+
+int run_list();
+int run_workflows(const RunOptions &options, bool compare);
+int run_plot(const PlotOptions &options);
+
+// "1.0.0" of the libxfer loaded at run time, or "unknown".
+std::string library_version();
+
+// Points the library at the configuration file (XFER_CONFIG) before its first call.
+void use_config_file(const std::string &path);
+
+} // namespace xfer_tool

@@ -1,0 +1,44 @@
+// The workflows' device kernels, in a host version and a CUDA version picked by the context's
+// device kind. The library itself stays free of compute: kernels live with the tool.
+//
+// All launches are asynchronous and stream-ordered on the given stream; pointers are device
+// views (for the host backend, its emulated device memory). Failures throw XferError.
+#pragma once
+
+#include "xfer_handles.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace xfer_tool {
+
+class Kernels {
+  public:
+    virtual ~Kernels() = default;
+    // "host (stream-ordered host functions)" or "cuda (<library path>)".
+    virtual std::string description() const = 0;
+
+    // out[i] = sqrt(in[i])
+    virtual void sqrt(const float *in, float *out, std::size_t n, const Stream &s) = 0;
+    // c[i] = a[i] + b[i]
+    virtual void vector_add(const float *a, const float *b, float *c, std::size_t n, const Stream &s) = 0;
+    // data[i] *= factor
+    virtual void scale(float *data, std::size_t n, float factor, const Stream &s) = 0;
+    // out[i] = in[xfer_tool_gather_index(i, n, stride)] + 1 (stride 1: coalesced reads)
+    virtual void gather(const float *in, float *out, std::size_t n, std::size_t stride, const Stream &s) = 0;
+};
+
+// Host kernels run as stream-ordered host functions (xfer_stream_launch_host_func): on the
+// host backend the stream's worker thread is the "device".
+std::unique_ptr<Kernels> make_host_kernels();
+
+// Loads libxfer-tool-kernels-cuda.so with Boost.DLL (XFER_TOOL_KERNELS_PATH overrides the
+// path; default: lib/ next to the tool's bin/). Throws XferError(XFER_ERROR_BACKEND_UNAVAILABLE)
+// naming the file and the loader's message when it cannot be loaded.
+std::unique_ptr<Kernels> make_cuda_kernels(int device);
+
+// The kernels for a context's device kind.
+std::unique_ptr<Kernels> make_kernels(const Context &ctx);
+
+} // namespace xfer_tool

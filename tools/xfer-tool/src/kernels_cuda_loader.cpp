@@ -1,0 +1,109 @@
+// Loads the CUDA kernels library at run time, so xfer-tool starts (and runs the host backend)
+// on machines without libcudart.
+#include "kernels.hpp"
+#include "xfer_tool_kernels.h"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+
+#include <cstdlib>
+#include <system_error>
+
+namespace xfer_tool {
+namespace {
+
+std::filesystem::path kernels_library_path()
+{
+    if (const char *env = std::getenv("XFER_TOOL_KERNELS_PATH"); env && *env)
+        return env;
+    std::error_code ec;
+    std::filesystem::path exe = boost::dll::program_location(ec);
+    if (ec)
+        return XFER_TOOL_KERNELS_CUDA_FILE; // fall back to the dynamic loader's search
+    return exe.parent_path().parent_path() / XFER_TOOL_LIBDIR / XFER_TOOL_KERNELS_CUDA_FILE;
+}
+
+class CudaKernels final : public Kernels {
+  public:
+    explicit CudaKernels(int device) : device_(device), path_(kernels_library_path())
+    {
+        std::error_code ec;
+        library_.load(path_, boost::dll::load_mode::default_mode, ec);
+        if (ec)
+            throw XferError(XFER_ERROR_BACKEND_UNAVAILABLE,
+                            "cannot load the CUDA kernels library '" + path_.string() + "': " + ec.message() +
+                                " (xfer-tool built without CUDA, or libcudart missing; XFER_TOOL_KERNELS_PATH "
+                                "names another file)");
+        abi_ = symbol<decltype(xfer_tool_kernels_abi)>(XFER_TOOL_SYM_ABI);
+        error_string_ = symbol<decltype(xfer_tool_cuda_error_string)>(XFER_TOOL_SYM_ERROR_STRING);
+        sqrt_ = symbol<decltype(xfer_tool_sqrt)>(XFER_TOOL_SYM_SQRT);
+        vector_add_ = symbol<decltype(xfer_tool_vector_add)>(XFER_TOOL_SYM_VECTOR_ADD);
+        scale_ = symbol<decltype(xfer_tool_scale)>(XFER_TOOL_SYM_SCALE);
+        gather_ = symbol<decltype(xfer_tool_gather)>(XFER_TOOL_SYM_GATHER);
+        if (int abi = abi_(); abi != XFER_TOOL_KERNELS_ABI)
+            throw XferError(XFER_ERROR_BACKEND_ABI, "CUDA kernels library '" + path_.string() + "' has interface " +
+                                                        std::to_string(abi) + ", xfer-tool needs " +
+                                                        std::to_string(XFER_TOOL_KERNELS_ABI));
+    }
+
+    std::string description() const override { return "cuda (" + path_.string() + ")"; }
+
+    void sqrt(const float *in, float *out, std::size_t n, const Stream &s) override
+    {
+        checked(sqrt_(device_, in, out, n, native(s)), "xfer_tool_sqrt");
+    }
+    void vector_add(const float *a, const float *b, float *c, std::size_t n, const Stream &s) override
+    {
+        checked(vector_add_(device_, a, b, c, n, native(s)), "xfer_tool_vector_add");
+    }
+    void scale(float *data, std::size_t n, float factor, const Stream &s) override
+    {
+        checked(scale_(device_, data, n, factor, native(s)), "xfer_tool_scale");
+    }
+    void gather(const float *in, float *out, std::size_t n, std::size_t stride, const Stream &s) override
+    {
+        checked(gather_(device_, in, out, n, stride, native(s)), "xfer_tool_gather");
+    }
+
+  private:
+    template <class Fn> Fn *symbol(const char *name)
+    {
+        if (!library_.has(name))
+            throw XferError(XFER_ERROR_BACKEND_ABI,
+                            "CUDA kernels library '" + path_.string() + "' lacks the symbol " + name);
+        return &library_.get<Fn>(name);
+    }
+
+    static void *native(const Stream &s)
+    {
+        void *stream = xfer_stream_native(s.get());
+        if (!stream)
+            check(XFER_ERROR_INVALID_HANDLE, "xfer_stream_native");
+        return stream;
+    }
+
+    void checked(int code, const char *launcher) const
+    {
+        if (code != 0)
+            throw XferError(XFER_ERROR_BACKEND, std::string(launcher) + ": kernel launch failed: " + error_string_(code));
+    }
+
+    int device_;
+    std::filesystem::path path_;
+    boost::dll::shared_library library_;
+    decltype(xfer_tool_kernels_abi) *abi_ = nullptr;
+    decltype(xfer_tool_cuda_error_string) *error_string_ = nullptr;
+    decltype(xfer_tool_sqrt) *sqrt_ = nullptr;
+    decltype(xfer_tool_vector_add) *vector_add_ = nullptr;
+    decltype(xfer_tool_scale) *scale_ = nullptr;
+    decltype(xfer_tool_gather) *gather_ = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<Kernels> make_cuda_kernels(int device)
+{
+    return std::make_unique<CudaKernels>(device);
+}
+
+} // namespace xfer_tool

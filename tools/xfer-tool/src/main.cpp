@@ -1,0 +1,43 @@
+// xfer-tool: runs the standard transfer workflows against the xfer backends and reports what
+// each memory strategy costs on this machine. See `xfer-tool --help`.
+#include "commands.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+int main(int argc, char **argv)
+{
+    using namespace xfer_tool;
+    try {
+        const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+        switch (inv.command) {
+        case Command::help:
+            std::fputs(inv.help_text.c_str(), stdout);
+            return kExitOk;
+        case Command::version:
+            std::printf("xfer-tool %s (libxfer %s)\n", XFER_TOOL_VERSION, library_version().c_str());
+            return kExitOk;
+        case Command::list:
+            use_config_file(inv.config);
+            return run_list();
+        case Command::run:
+            return run_workflows(inv.run, false);
+        case Command::compare:
+            return run_workflows(inv.run, true);
+        case Command::plot:
+            return run_plot(inv.plot);
+        }
+    } catch (const UsageError &e) {
+        std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());
+        if (!e.hint().empty())
+            std::fprintf(stderr, "%s\n", e.hint().c_str());
+        return kExitUsage;
+    } catch (const std::exception &e) {
+        // Nothing should reach here; if something does, say what instead of aborting.
+        std::fprintf(stderr, "xfer-tool: internal error: %s\n", e.what());
+        return kExitError;
+    }
+    return kExitError;
+}

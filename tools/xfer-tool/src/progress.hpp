@@ -1,0 +1,35 @@
+// A one-line progress indicator on stderr for long runs, shown only when stderr is a terminal
+// (and not --quiet): logs and CI output stay clean.
+#pragma once
+
+#include <string>
+
+namespace xfer_tool {
+
+class Progress {
+  public:
+    explicit Progress(bool enabled);
+    ~Progress();
+    Progress(const Progress &) = delete;
+    Progress &operator=(const Progress &) = delete;
+
+    static bool stderr_is_terminal();
+
+    void set_total(int steps) { total_ = steps; }
+    // "[3/14] bandwidth on pinned"
+    void begin_step(const std::string &label);
+    // Appends what the step is doing now: "[3/14] bandwidth on pinned: 64 MiB h2d".
+    void detail(const std::string &text);
+    // Erases the line (before printing anything else to stderr, and at the end).
+    void clear();
+
+  private:
+    void draw(const std::string &line);
+    bool enabled_;
+    bool drawn_ = false;
+    int total_ = 0;
+    int step_ = 0;
+    std::string label_;
+};
+
+} // namespace xfer_tool

@@ -1,0 +1,145 @@
+#include "report/report.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace xfer_tool {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char *kSchemaId = "xfer-tool-results/1";
+
+json number_or_null(double v)
+{
+    return std::isfinite(v) ? json(v) : json(nullptr);
+}
+
+json figure_to_json(const Figure &f)
+{
+    json j = {{"name", f.name}, {"unit", f.unit}, {"bytes", f.bytes}, {"note", f.note}};
+    if (f.stats) {
+        j["min"] = number_or_null(f.stats->min);
+        j["median"] = number_or_null(f.stats->median);
+        j["max"] = number_or_null(f.stats->max);
+        j["samples"] = f.stats->samples;
+    } else {
+        j["min"] = j["median"] = j["max"] = nullptr;
+        j["samples"] = 0;
+    }
+    return j;
+}
+
+json result_to_json(const WorkflowResult &r)
+{
+    json params = json::object();
+    for (const Parameter &p : r.parameters)
+        params[p.name] = p.value ? json(*p.value) : json(p.text);
+    json figures = json::array();
+    for (const Figure &f : r.figures)
+        figures.push_back(figure_to_json(f));
+    return {
+        {"workflow", r.workflow},
+        {"backend", r.backend},
+        {"device",
+         {{"name", r.device.name},
+          {"kind", r.device.kind},
+          {"ordinal", r.device.ordinal},
+          {"pcie_link", r.device.pcie_link.empty() ? json(nullptr) : json(r.device.pcie_link)},
+          {"pci_bus_id", r.device.pci_bus_id}}},
+        {"parameters", params},
+        {"figures", figures},
+        {"verification",
+         {{"status", to_string(r.verification.state)},
+          {"detail", r.verification.detail},
+          {"checked", r.verification.checked}}},
+        {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+    };
+}
+
+const json &require(const json &j, const char *key, const std::string &where)
+{
+    if (!j.is_object() || !j.contains(key))
+        throw std::runtime_error(where + " has no \"" + key + "\"");
+    return j.at(key);
+}
+
+double number_at(const json &j, const char *key)
+{
+    const json &v = j.at(key);
+    return v.is_number() ? v.get<double>() : std::nan("");
+}
+
+} // namespace
+
+json report_to_json(const Report &report)
+{
+    json results = json::array();
+    for (const WorkflowResult &r : report.results)
+        results.push_back(result_to_json(r));
+    json j = {
+        {"schema", kSchemaId},
+        {"tool", {{"name", "xfer-tool"}, {"version", report.tool_version}, {"library_version", report.library_version}}},
+        {"units",
+         {{"ms", "milliseconds"},
+          {"GB/s", "10^9 bytes per second"},
+          {"x", "ratio"},
+          {"%", "percent"},
+          {"bytes", "bytes; sizes print as KiB/MiB/GiB = 2^10/2^20/2^30 bytes"}}},
+        {"results", results},
+    };
+    if (!report.recommendations.empty()) {
+        json recs = json::array();
+        for (const Recommendation &rec : report.recommendations)
+            recs.push_back({{"pattern", rec.pattern},
+                            {"backend", rec.backend.empty() ? json(nullptr) : json(rec.backend)},
+                            {"basis", rec.basis}});
+        j["recommendations"] = recs;
+    }
+    return j;
+}
+
+Report report_from_json(const json &j)
+{
+    if (!j.is_object() || j.value("schema", "") != kSchemaId)
+        throw std::runtime_error(std::string("not an xfer-tool results file (\"schema\" is not \"") + kSchemaId +
+                                 "\"): write one with --format json");
+    Report report;
+    const json &tool = require(j, "tool", "the file");
+    report.tool_version = require(tool, "version", "\"tool\"").get<std::string>();
+    report.library_version = require(tool, "library_version", "\"tool\"").get<std::string>();
+    for (const json &jr : require(j, "results", "the file")) {
+        WorkflowResult r;
+        r.workflow = require(jr, "workflow", "a result").get<std::string>();
+        r.backend = require(jr, "backend", "a result").get<std::string>();
+        const json &dev = require(jr, "device", "a result");
+        r.device.name = require(dev, "name", "\"device\"").get<std::string>();
+        r.device.kind = dev.value("kind", "");
+        r.device.ordinal = dev.value("ordinal", 0);
+        if (dev.contains("pcie_link") && dev["pcie_link"].is_string())
+            r.device.pcie_link = dev["pcie_link"].get<std::string>();
+        for (const json &jf : require(jr, "figures", "a result")) {
+            Figure f;
+            f.name = require(jf, "name", "a figure").get<std::string>();
+            f.unit = require(jf, "unit", "a figure").get<std::string>();
+            f.bytes = jf.value("bytes", std::uint64_t{0});
+            f.note = jf.value("note", "");
+            if (jf.contains("median") && jf["median"].is_number())
+                f.stats = Stats{number_at(jf, "min"), number_at(jf, "median"), number_at(jf, "max"),
+                                jf.value("samples", std::size_t{0})};
+            r.figures.push_back(std::move(f));
+        }
+        const json &ver = require(jr, "verification", "a result");
+        const std::string status = require(ver, "status", "\"verification\"").get<std::string>();
+        r.verification.state = status == "passed"   ? Verification::State::passed
+                               : status == "failed" ? Verification::State::failed
+                                                    : Verification::State::not_run;
+        r.verification.detail = ver.value("detail", "");
+        if (jr.contains("error") && jr["error"].is_string())
+            r.error = jr["error"].get<std::string>();
+        report.results.push_back(std::move(r));
+    }
+    return report;
+}
+
+} // namespace xfer_tool

@@ -1,0 +1,40 @@
+// The workflow registry: each workflow runs against one Session and fills one WorkflowResult.
+#pragma once
+
+#include "progress.hpp"
+#include "result.hpp"
+#include "run_options.hpp"
+#include "session.hpp"
+
+#include <string>
+#include <vector>
+
+namespace xfer_tool {
+
+struct WorkflowRun {
+    Session &session;
+    const RunOptions &options;
+    Progress &progress;
+    WorkflowResult &result; // backend, device and workflow name are filled in by the runner
+};
+
+struct Workflow {
+    const char *name;
+    const char *summary; // one line for --help
+    void (*run)(WorkflowRun &run);
+};
+
+// All workflows in the order `run all` runs them.
+const std::vector<Workflow> &all_workflows();
+// nullptr when no workflow has that name.
+const Workflow *find_workflow(const std::string &name);
+
+void run_roundtrip(WorkflowRun &run);
+void run_sync_async(WorkflowRun &run);
+void run_bandwidth(WorkflowRun &run);
+void run_vector_add(WorkflowRun &run);
+void run_overlap(WorkflowRun &run);
+void run_batching(WorkflowRun &run);
+void run_access(WorkflowRun &run);
+
+} // namespace xfer_tool

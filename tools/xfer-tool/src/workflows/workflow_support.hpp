@@ -1,0 +1,85 @@
+// Building blocks the workflows share: timed copies, residency of migrating (managed) memory,
+// repeats with warm-up, and figure construction.
+#pragma once
+
+#include "result.hpp"
+#include "run_options.hpp"
+#include "session.hpp"
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace xfer_tool {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point t0, Clock::time_point t1);
+
+void add_size_param(WorkflowResult &r, const std::string &name, std::uint64_t bytes);
+void add_count_param(WorkflowResult &r, const std::string &name, std::uint64_t value);
+void add_text_param(WorkflowResult &r, const std::string &name, const std::string &text);
+// repeats, warmup and seed: every workflow records them.
+void add_common_params(WorkflowResult &r, const RunOptions &o);
+
+Figure time_figure(const std::string &name, const std::vector<double> &ms, std::uint64_t bytes = 0,
+                   const std::string &note = "");
+// GB/s (10^9 B/s) of `bytes` moved in each sample's milliseconds.
+Figure rate_figure(const std::string &name, std::uint64_t bytes, const std::vector<double> &ms,
+                   const std::string &note = "");
+Figure value_figure(const std::string &name, const std::string &unit, const std::vector<double> &values,
+                    const std::string &note = "");
+// A figure that cannot be measured on this backend (e.g. GB/s of a copy that moves nothing).
+Figure absent_figure(const std::string &name, const std::string &unit, std::uint64_t bytes, const std::string &note);
+
+// What a buffer copy is on this backend, for trace categories and report notes.
+const char *copy_category(const Session &s);        // "copy" | "prefetch" | "no-copy"
+std::string copy_note(const Session &s);            // "" | "prefetch: ..." | "no copy (mapped): ..."
+
+// Queues a timed buffer copy (a span around xfer_copy_async).
+Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
+                const Stream &stream, const std::string &name);
+Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name);
+
+// On a migrating backend (managed), moves the buffer's pages to where a copy in `next`
+// starts from (to the host before a timed H2D prefetch, to the device before a D2H one), so
+// each timed prefetch moves the whole range. Untimed, traced, waits. No-op elsewhere.
+void place_for(Session &s, const Buffer &buf, xfer_direction next, const Stream &stream);
+
+// Fills both views with zeros, so a result that is never written cannot pass verification.
+void clear_buffer(Session &s, const Buffer &buf, const Stream &stream);
+
+// Copies the whole buffer to its host view (untimed, traced) and waits.
+void fetch_to_host(Session &s, const Buffer &buf, const Stream &stream);
+
+// Floats that fit in `bytes`; throws std::invalid_argument naming the option when < 1.
+std::size_t float_count(std::uint64_t bytes, const char *option);
+
+// Runs body(warmup) options.warmup times with warmup = true, then options.repeats times
+// with warmup = false, collecting what the timed runs return.
+template <class Body> std::vector<double> repeat(const RunOptions &o, Body body)
+{
+    for (int i = 0; i < o.warmup; ++i)
+        body(true);
+    std::vector<double> samples;
+    samples.reserve(static_cast<std::size_t>(o.repeats));
+    for (int i = 0; i < o.repeats; ++i)
+        samples.push_back(body(false));
+    return samples;
+}
+
+// The same for bodies that collect several figures themselves: body(warmup) returns nothing.
+template <class Body> void run_repeats(const RunOptions &o, Body body)
+{
+    for (int i = 0; i < o.warmup; ++i)
+        body(true);
+    for (int i = 0; i < o.repeats; ++i)
+        body(false);
+}
+
+// The median of a sample set (for derived figures).
+double median_of(const std::vector<double> &samples);
+
+} // namespace xfer_tool
