@@ -4,6 +4,10 @@
 function(xfer_add_backend name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target xfer-backend-${name})
+  set(_xfer_plugin_rpath "$ORIGIN/..")
+  if(XFER_HAVE_CUDA AND CUDAToolkit_LIBRARY_DIR)
+    list(APPEND _xfer_plugin_rpath "${CUDAToolkit_LIBRARY_DIR}")
+  endif()
   add_library(${target} MODULE ${ARG_SOURCES})
   target_link_libraries(${target} PRIVATE xfer::api ${ARG_LIBRARIES})
   set_target_properties(${target} PROPERTIES
@@ -11,9 +15,11 @@ function(xfer_add_backend name)
     OUTPUT_NAME "xfer-backend-${name}"
     LIBRARY_OUTPUT_DIRECTORY "${XFER_PLUGIN_OUTPUT_DIR}"
     # libcudart may be bundled next to libxfer.so (XFER_BUNDLE_RUNTIME) or in the toolkit.
-    BUILD_RPATH "$ORIGIN/..;${CUDAToolkit_LIBRARY_DIR}"
-    INSTALL_RPATH "$ORIGIN/..")
+    # One RUNPATH for build and install trees: CMake pads a separate build RUNPATH with a
+    # trailing ':', and an empty entry means the current directory.
+    INSTALL_RPATH "${_xfer_plugin_rpath}"
+    BUILD_WITH_INSTALL_RPATH ON)
   # Unresolved symbols in a plugin would only show at load time; fail at link time instead.
-  target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  target_link_options(${target} PRIVATE "LINKER:--no-undefined" "LINKER:--enable-new-dtags")
   install(TARGETS ${target} LIBRARY DESTINATION "${XFER_PLUGIN_SUBDIR}")
 endfunction()

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include <xfer/xfer_backend.h>
 
@@ -23,7 +24,8 @@ struct PageableContext : Context {
 extern const xfer_backend_param k_params[];
 extern const std::size_t k_param_count;
 
-// Reads and range-checks the effective values into `ctx`; XFER_ERROR_CONFIG naming the bad one.
-xfer_status read_params(const xfer_backend_param_value *values, std::size_t count, PageableContext &ctx) noexcept;
+// The backend's ContextFactory: a PageableContext with the effective values read and
+// range-checked; XFER_ERROR_CONFIG naming the bad one. Runs inside context_create's guarded().
+xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 
 }  // namespace xfer::cuda::pageable

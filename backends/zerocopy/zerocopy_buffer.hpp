@@ -1,12 +1,10 @@
-// The zero-copy strategy's buffer entries.
+// The zero-copy strategy's buffers: mapped page-locked host memory the device reaches over the bus.
 #pragma once
 
-#include <xfer/xfer_backend.h>
+#include "xfer_cuda/buffer.hpp"
 
 namespace xfer::cuda::zerocopy {
 
-xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned flags, void **buf, void **host_view, void **device_view);
-xfer_status buffer_free(void *ctx, void *buf);
-xfer_status buffer_copy_async(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes, void *stream);
+extern const BufferStrategy k_buffers;
 
 }  // namespace xfer::cuda::zerocopy

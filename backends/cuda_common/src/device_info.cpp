@@ -9,11 +9,7 @@
 namespace xfer::cuda {
 
 xfer_status device_info(void *ctx, xfer_device_info *info) {
-    return guarded("device_info", [&] {
-        const Context &c = as_context(ctx);
-        if (auto st = activate(c)) {
-            return st;
-        }
+    return on_device("device_info", ctx, [&](const Context &c) {
         cudaDeviceProp prop{};
         if (auto st = check(cudaGetDeviceProperties(&prop, c.device), "cudaGetDeviceProperties(device %d)",
                             c.device)) {

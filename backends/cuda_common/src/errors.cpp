@@ -42,4 +42,12 @@ xfer_status check(cudaError_t err, const char *call_format, ...) noexcept {
                 static_cast<int>(err));
 }
 
+xfer_status check_query(cudaError_t err, const char *call) noexcept {
+    if (err == cudaErrorNotReady) {
+        (void)cudaGetLastError();
+        return XFER_ERROR_NOT_READY;
+    }
+    return check(err, "%s", call);
+}
+
 }  // namespace xfer::cuda

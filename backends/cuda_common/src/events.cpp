@@ -10,10 +10,7 @@ cudaEvent_t as_event(void *event) { return static_cast<cudaEvent_t>(event); }
 }  // namespace
 
 xfer_status event_create(void *ctx, unsigned flags, void **event) {
-    return guarded("event_create", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("event_create", ctx, [&](const Context &) {
         const unsigned cuda_flags = (flags & XFER_EVENT_DISABLE_TIMING) ? cudaEventDisableTiming : cudaEventDefault;
         cudaEvent_t e = nullptr;
         if (auto st = check(cudaEventCreateWithFlags(&e, cuda_flags), "cudaEventCreateWithFlags(0x%x)", cuda_flags)) {
@@ -25,58 +22,34 @@ xfer_status event_create(void *ctx, unsigned flags, void **event) {
 }
 
 xfer_status event_destroy(void *ctx, void *event) {
-    return guarded("event_destroy", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("event_destroy", ctx, [&](const Context &) {
         return check(cudaEventDestroy(as_event(event)), "cudaEventDestroy");
     });
 }
 
 xfer_status event_record(void *ctx, void *event, void *stream) {
-    return guarded("event_record", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("event_record", ctx, [&](const Context &) {
         return check(cudaEventRecord(as_event(event), as_stream(stream)), "cudaEventRecord");
     });
 }
 
 xfer_status event_synchronize(void *ctx, void *event) {
-    return guarded("event_synchronize", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("event_synchronize", ctx, [&](const Context &) {
         return check(cudaEventSynchronize(as_event(event)), "cudaEventSynchronize");
     });
 }
 
 xfer_status event_query(void *ctx, void *event) {
-    return guarded("event_query", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
-        const cudaError_t err = cudaEventQuery(as_event(event));
-        if (err == cudaErrorNotReady) {
-            (void)cudaGetLastError();
-            return XFER_ERROR_NOT_READY;
-        }
-        return check(err, "cudaEventQuery");
+    return on_device("event_query", ctx, [&](const Context &) {
+        return check_query(cudaEventQuery(as_event(event)), "cudaEventQuery");
     });
 }
 
 xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms) {
-    return guarded("event_elapsed_ms", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("event_elapsed_ms", ctx, [&](const Context &) {
         float value = 0.0f;
-        const cudaError_t err = cudaEventElapsedTime(&value, as_event(start), as_event(end));
-        if (err == cudaErrorNotReady) {
-            (void)cudaGetLastError();
-            return XFER_ERROR_NOT_READY;
-        }
-        if (auto st = check(err, "cudaEventElapsedTime")) {
+        if (auto st = check_query(cudaEventElapsedTime(&value, as_event(start), as_event(end)),
+                                  "cudaEventElapsedTime")) {
             return st;
         }
         *ms = value;

@@ -74,10 +74,7 @@ xfer_status copy_each(void *const *dsts, const void *const *srcs, const size_t *
 }  // namespace
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
-    return guarded("memcpy_async", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("memcpy_async", ctx, [&](const Context &) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
         if (auto st = check_pointers(false, &dst, &src, &bytes, 1, kind, &pageable)) {
@@ -95,10 +92,7 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
 
 xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
                                size_t count, xfer_copy_kind kind, void *stream) {
-    return guarded("memcpy_batch_async", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("memcpy_batch_async", ctx, [&](const Context &) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
         if (auto st = check_pointers(true, dsts, srcs, sizes, count, kind, &pageable)) {

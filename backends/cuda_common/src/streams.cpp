@@ -10,10 +10,7 @@ cudaEvent_t as_event(void *event) { return static_cast<cudaEvent_t>(event); }
 }  // namespace
 
 xfer_status stream_create(void *ctx, void **stream) {
-    return guarded("stream_create", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("stream_create", ctx, [&](const Context &) {
         cudaStream_t s = nullptr;
         if (auto st = check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking),
                             "cudaStreamCreateWithFlags(cudaStreamNonBlocking)")) {
@@ -25,10 +22,7 @@ xfer_status stream_create(void *ctx, void **stream) {
 }
 
 xfer_status stream_destroy(void *ctx, void *stream) {
-    return guarded("stream_destroy", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("stream_destroy", ctx, [&](const Context &) {
         // Destroy even when the wait reports an earlier asynchronous failure: the core drops
         // the handle either way, and cudaStreamDestroy itself defers the release until queued
         // work is done.
@@ -39,42 +33,25 @@ xfer_status stream_destroy(void *ctx, void *stream) {
 }
 
 xfer_status stream_synchronize(void *ctx, void *stream) {
-    return guarded("stream_synchronize", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("stream_synchronize", ctx, [&](const Context &) {
         return check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
     });
 }
 
 xfer_status stream_query(void *ctx, void *stream) {
-    return guarded("stream_query", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
-        const cudaError_t err = cudaStreamQuery(as_stream(stream));
-        if (err == cudaErrorNotReady) {
-            (void)cudaGetLastError();  // not a failure: keep it out of the application's last error
-            return XFER_ERROR_NOT_READY;
-        }
-        return check(err, "cudaStreamQuery");
+    return on_device("stream_query", ctx, [&](const Context &) {
+        return check_query(cudaStreamQuery(as_stream(stream)), "cudaStreamQuery");
     });
 }
 
 xfer_status stream_wait_event(void *ctx, void *stream, void *event) {
-    return guarded("stream_wait_event", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("stream_wait_event", ctx, [&](const Context &) {
         return check(cudaStreamWaitEvent(as_stream(stream), as_event(event), 0), "cudaStreamWaitEvent");
     });
 }
 
 xfer_status stream_launch_host_func(void *ctx, void *stream, xfer_host_fn fn, void *user_data) {
-    return guarded("stream_launch_host_func", [&] {
-        if (auto st = activate(as_context(ctx))) {
-            return st;
-        }
+    return on_device("stream_launch_host_func", ctx, [&](const Context &) {
         // xfer_host_fn and cudaHostFn_t have the same C signature: void (*)(void *).
         return check(cudaLaunchHostFunc(as_stream(stream), fn, user_data), "cudaLaunchHostFunc");
     });

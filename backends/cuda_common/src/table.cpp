@@ -1,3 +1,4 @@
+#include "xfer_cuda/backend.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/entries.hpp"
 
@@ -25,6 +26,17 @@ void fill_common_entries(xfer_backend_table &t) noexcept {
     t.event_synchronize = event_synchronize;
     t.event_query = event_query;
     t.event_elapsed_ms = event_elapsed_ms;
+}
+
+xfer_backend_table describe(const BackendDescription &d) noexcept {
+    xfer_backend_table t{};
+    fill_common_entries(t);
+    t.name = d.name;
+    t.description = d.description;
+    t.caps = d.caps;
+    t.params = d.params;
+    t.param_count = d.param_count;
+    return t;
 }
 
 }  // namespace xfer::cuda

@@ -79,6 +79,10 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
         open_error = e.what();
     }
     const std::string name = session ? session->backend() : backend.empty() ? "(default)" : backend;
+    if (!session) {
+        progress.clear();
+        std::fprintf(stderr, "xfer-tool: backend %s: cannot be opened: %s\n", name.c_str(), open_error.c_str());
+    }
     for (const std::string &wf_name : o.workflows) {
         const Workflow *wf = find_workflow(wf_name);
         progress.begin_step(wf_name + " on " + name);
@@ -86,17 +90,18 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
         r.workflow = wf_name;
         r.backend = name;
         if (!session) {
-            r.error = open_error;
-        } else {
-            r.device = session->device();
-            try {
-                session->timeline().set_workflow(wf_name);
-                session->timeline().reanchor(session->anchor_stream());
-                WorkflowRun run{*session, o, progress, r};
-                wf->run(run);
-            } catch (const std::exception &e) {
-                r.error = e.what();
-            }
+            r.error = open_error; // said once above
+            results.push_back(std::move(r));
+            continue;
+        }
+        r.device = session->device();
+        try {
+            session->timeline().set_workflow(wf_name);
+            session->timeline().reanchor(session->anchor_stream());
+            WorkflowRun run{*session, o, progress, r};
+            wf->run(run);
+        } catch (const std::exception &e) {
+            r.error = e.what();
         }
         report_problem(progress, r);
         results.push_back(std::move(r));

@@ -47,7 +47,7 @@ void Verifier::bytes(const std::string &what, void *got_raw, const void *expecte
     const auto *got = static_cast<const unsigned char *>(got_raw);
     const auto *expected = static_cast<const unsigned char *>(expected_raw);
     if (std::memcmp(got, expected, n) == 0) {
-        record_pass(what, n);
+        record_pass(what, n, "bytes");
         return;
     }
     std::size_t first = n, mismatches = 0;
@@ -87,10 +87,10 @@ void Verifier::bytes_from_seed(const std::string &what, void *got_raw, std::size
     if (mismatches)
         record_byte_mismatch(what, first, first_expected, got[first], mismatches, n);
     else
-        record_pass(what, n);
+        record_pass(what, n, "bytes");
 }
 
-void Verifier::record_pass(const std::string &what, std::size_t n)
+void Verifier::record_pass(const std::string &what, std::size_t n, const char *unit)
 {
     result_.checked += n;
     ++checks_;
@@ -106,7 +106,7 @@ void Verifier::record_pass(const std::string &what, std::size_t n)
     if (names_.size() > 3)
         names += " and " + std::to_string(names_.size() - 3) + " more";
     result_.detail = (checks_ == 1 ? "" : std::to_string(checks_) + " checks, ") + std::to_string(result_.checked) +
-                     " elements match (" + names + ")";
+                     " " + unit + " match (" + names + ")";
 }
 
 void Verifier::record_float_mismatch(const std::string &what, std::size_t index, float expected, float got,

@@ -45,7 +45,7 @@ class Verifier {
     bool failed() const { return result_.state == Verification::State::failed; }
 
   private:
-    void record_pass(const std::string &what, std::size_t n);
+    void record_pass(const std::string &what, std::size_t n, const char *unit);
     void record_float_mismatch(const std::string &what, std::size_t index, float expected, float got,
                                std::size_t mismatches, std::size_t n);
     void record_byte_mismatch(const std::string &what, std::size_t index, unsigned expected, unsigned got,
@@ -70,7 +70,7 @@ void Verifier::floats_generated(const std::string &what, float *got, std::size_t
     if (mismatches)
         record_float_mismatch(what, first, expected_at(first), got[first], mismatches, n);
     else
-        record_pass(what, n);
+        record_pass(what, n, "elements");
 }
 
 } // namespace xfer_tool

@@ -5,9 +5,13 @@ namespace xfer_tool {
 std::string describe_failure(xfer_status st, const char *call)
 {
     std::string message = std::string(call) + ": " + xfer_status_string(st);
-    const char *detail = xfer_last_error();
-    if (detail && *detail)
-        message += ": " + std::string(detail);
+    std::string detail = xfer_last_error() ? xfer_last_error() : "";
+    // The library's message often names the call already: say it once.
+    const std::string prefix = std::string(call) + ": ";
+    if (detail.rfind(prefix, 0) == 0)
+        detail = detail.substr(prefix.size());
+    if (!detail.empty())
+        message += ": " + detail;
     return message;
 }
 

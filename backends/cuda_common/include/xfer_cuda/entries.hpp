@@ -1,5 +1,5 @@
 // Plugin-table entries that are the same for every CUDA backend, and the function that puts
-// them into a backend's table so each backend fills in only its buffer strategy.
+// them into a backend's table.
 #pragma once
 
 #include <xfer/xfer_backend.h>
@@ -34,8 +34,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
 xfer_status device_info(void *ctx, xfer_device_info *info);
 
 // Fills ABI versions, struct_size, device_kind and every entry above (plus context_destroy);
-// the backend then sets name, description, caps, params, probe, context_create and the
-// buffer entries.
+// describe() (backend.hpp) adds what a backend's description says.
 void fill_common_entries(xfer_backend_table &table) noexcept;
 
 }  // namespace xfer::cuda

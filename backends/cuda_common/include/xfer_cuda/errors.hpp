@@ -22,6 +22,11 @@ xfer_status check(cudaError_t err, const char *call_format, ...) noexcept
 #endif
     ;
 
+// check() for the answer of a query (cudaStreamQuery, cudaEventQuery, cudaEventElapsedTime):
+// cudaErrorNotReady is an answer there, not a failure, so it becomes NOT_READY with no message
+// and is kept out of the application's cudaGetLastError().
+xfer_status check_query(cudaError_t err, const char *call) noexcept;
+
 // When a release path makes two calls and reports both, the later message is the one
 // xfer_last_error() shows, so its status is the one to return.
 inline xfer_status last_failure(xfer_status earlier, xfer_status later) noexcept {

@@ -17,8 +17,11 @@ namespace {
 
 void write_result(std::ostream &out, const WorkflowResult &r)
 {
-    out << "== " << r.workflow << " on " << r.backend << ": " << r.device.name << " (device " << r.device.ordinal
-        << ", PCIe link " << link_or_na(r.device) << ")\n";
+    out << "== " << r.workflow << " on " << r.backend << ": ";
+    if (r.device.name.empty())
+        out << "(backend not opened)\n";
+    else
+        out << r.device.name << " (device " << r.device.ordinal << ", PCIe link " << link_or_na(r.device) << ")\n";
     if (!r.parameters.empty()) {
         out << "   ";
         for (std::size_t i = 0; i < r.parameters.size(); ++i)

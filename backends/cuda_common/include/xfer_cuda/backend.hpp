@@ -1,0 +1,88 @@
+// A CUDA backend described as data: what sets it apart from the other CUDA backends. Its plugin
+// entry point is then one line, `return plugin_table<its description>(core);`, and the shared
+// library supplies every entry of the table.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include <xfer/xfer_backend.h>
+
+#include "buffer.hpp"
+#include "context.hpp"
+#include "services.hpp"
+
+namespace xfer::cuda {
+
+// Makes a backend's own context (a type derived from Context) and reads its parameters into it.
+using ContextFactory = xfer_status (*)(const xfer_backend_param_value *values, std::size_t count,
+                                       std::unique_ptr<Context> *out);
+
+struct BackendDescription {
+    const char *name;
+    const char *description;
+    unsigned caps;            // XFER_CAP_*
+    Requirement requirement;  // what each device it opens must support beyond being a CUDA device
+    const BufferStrategy &buffers;
+    const xfer_backend_param *params = nullptr;
+    std::size_t param_count = 0;
+    ContextFactory make_context = nullptr;  // nullptr: a plain Context; the backend takes no parameters
+};
+
+// The bodies of the entries that depend on the description (backend_entries.cpp,
+// buffer_entries.cpp). Each runs inside guarded(): nothing throws across the ABI.
+xfer_status probe_entry(const BackendDescription &d, int *device_count) noexcept;
+xfer_status context_create_entry(const BackendDescription &d, int device, const xfer_backend_param_value *params,
+                                 std::size_t param_count, void **ctx) noexcept;
+xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t bytes, unsigned flags, void **buf,
+                               void **host_view, void **device_view) noexcept;
+xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noexcept;
+xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
+                              std::size_t bytes, void *stream) noexcept;
+
+// A table with the description's name, description, caps and params and every entry that is
+// the same for all CUDA backends (table.cpp); plugin_table adds the five above.
+xfer_backend_table describe(const BackendDescription &d) noexcept;
+
+namespace detail {
+// The plugin ABI hands probe, context_create and the buffer entries no user data, so each
+// backend needs functions of its own that know its description: one instantiation each.
+template <const BackendDescription &D>
+struct Entries {
+    static xfer_status probe(int *device_count) { return probe_entry(D, device_count); }
+    static xfer_status context_create(int device, const xfer_backend_param_value *params, size_t param_count,
+                                      void **ctx) {
+        return context_create_entry(D, device, params, param_count, ctx);
+    }
+    static xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned flags, void **buf, void **host_view,
+                                    void **device_view) {
+        return buffer_alloc_entry(D.buffers, ctx, bytes, flags, buf, host_view, device_view);
+    }
+    static xfer_status buffer_free(void *ctx, void *buf) { return buffer_free_entry(D.buffers, ctx, buf); }
+    static xfer_status buffer_copy_async(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
+                                         void *stream) {
+        return buffer_copy_entry(D.buffers, ctx, buf, dir, offset, bytes, stream);
+    }
+};
+}  // namespace detail
+
+// The body of a CUDA plugin's xfer_backend_entry: remembers the core's services and returns the
+// table of the backend `D` describes, built once (the core keeps the pointer for the life of
+// the process, and every call returns the same table).
+template <const BackendDescription &D>
+const xfer_backend_table *plugin_table(const xfer_core_services *core) noexcept {
+    set_core_services(core);
+    static const xfer_backend_table table = [] {
+        using E = detail::Entries<D>;
+        xfer_backend_table t = describe(D);
+        t.probe = E::probe;
+        t.context_create = E::context_create;
+        t.buffer_alloc = E::buffer_alloc;
+        t.buffer_free = E::buffer_free;
+        t.buffer_copy_async = E::buffer_copy_async;
+        return t;
+    }();
+    return &table;
+}
+
+}  // namespace xfer::cuda
