@@ -15,6 +15,7 @@ WorkflowResult result(const std::string &workflow, const std::string &backend,
     WorkflowResult r;
     r.workflow = workflow;
     r.backend = backend;
+    r.device.kind = backend == "host" ? "host" : "cuda";
     for (const auto &[name, ms] : medians)
         r.figures.push_back(Figure{name, "ms", 1048576, Stats{ms, ms, ms, 1}, ""});
     r.verification.state = verified ? Verification::State::passed : Verification::State::failed;
@@ -48,6 +49,23 @@ TEST(Recommend, LowestMedianOfVerifiedResultsWins)
     EXPECT_EQ(recs[3].pattern, "data read once by a kernel");
     EXPECT_EQ(recs[3].backend, "");
     EXPECT_EQ(recs[3].basis, "no verified access result");
+}
+
+TEST(Recommend, HostIsLeftOutWhereARealDeviceWasMeasured)
+{
+    // On a GPU machine the emulated device is a reference, not advice, however fast its memcpy.
+    std::vector<WorkflowResult> gpu = {
+        result("batching", "host", {{"one batch call", 1.0}}),
+        result("batching", "pinned", {{"one batch call", 10.0}}),
+        result("batching", "zerocopy", {{"one batch call", 3.0}}),
+    };
+    auto recs = recommend(gpu);
+    EXPECT_EQ(recs[2].backend, "zerocopy");
+    EXPECT_EQ(recs[2].basis.find("host"), std::string::npos) << recs[2].basis;
+
+    // Without a GPU the host backend is all there is, and it is recommended.
+    std::vector<WorkflowResult> cpu = {result("batching", "host", {{"one batch call", 1.0}})};
+    EXPECT_EQ(recommend(cpu)[2].backend, "host");
 }
 
 TEST(Comparison, SideBySideTableHasABackendPerColumn)

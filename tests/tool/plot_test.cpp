@@ -58,9 +58,14 @@ TEST(Plot, DataBlocksAndScript)
     EXPECT_NE(png.find("set logscale x 2"), std::string::npos);
     EXPECT_NE(png.find("GB/s = 10^9 bytes/s"), std::string::npos);
     EXPECT_NE(png.find("set xtics rotate by -45 ('1 KiB' 1024, '4 KiB' 4096)"), std::string::npos) << png;
-    EXPECT_NE(png.find("'/tmp/d.dat' index 0 using 1:2:3:4 with yerrorlines linewidth 2 title 'host h2d'"),
+    // One colour per backend, one dash and point style per direction.
+    EXPECT_NE(png.find("'/tmp/d.dat' index 0 using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb '#1b9e77' "
+                       "dashtype 1 pointtype 5 title 'host h2d'"),
               std::string::npos) << png;
-    EXPECT_NE(png.find("index 1 using 1:2:3:4 with yerrorlines linewidth 2 title 'host d2h'"), std::string::npos);
+    EXPECT_NE(png.find("index 1 using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb '#1b9e77' "
+                       "dashtype 2 pointtype 6 title 'host d2h'"),
+              std::string::npos) << png;
+    EXPECT_NE(png.find("set xrange [682.667:6144]"), std::string::npos) << png; // room for the end labels
     EXPECT_NE(gnuplot_script(series, "d", "o.svg", "svg").find("set terminal svg"), std::string::npos);
 }
 

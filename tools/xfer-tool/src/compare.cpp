@@ -47,10 +47,16 @@ const std::vector<Pattern> &patterns()
 
 Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowResult> &results)
 {
+    // The host backend emulates a device in host memory: a fine reference, never advice for a
+    // machine that has a real device to move data to.
+    const bool have_real_device =
+        std::any_of(results.begin(), results.end(), [](const WorkflowResult &r) { return r.device.kind != "host"; });
     std::vector<Candidate> candidates;
     for (const WorkflowResult &r : results) {
         if (r.workflow != p.workflow || !r.ok())
             continue; // a result that did not verify recommends nothing
+        if (have_real_device && r.device.kind == "host")
+            continue;
         std::optional<Candidate> best;
         for (const char *name : p.figures)
             if (const Figure *f = find_figure(r, name, "ms"); f && (!best || f->stats->median < best->ms))

@@ -17,7 +17,9 @@ struct PlotPoint {
 };
 
 struct PlotSeries {
-    std::string title; // "pinned h2d"
+    std::string title;     // "pinned h2d"
+    std::string backend;   // "pinned": one colour per backend
+    std::string direction; // "h2d": one dash and point style per direction
     std::vector<PlotPoint> points;
 };
 

@@ -87,6 +87,10 @@ void run_batching(WorkflowRun &run)
         clear_buffer(s, dst, stream);
         MethodFigures f;
         run_repeats(o, [&](bool warmup) {
+            // Managed: the copies would otherwise run device to device from the second repeat
+            // on (both ranges migrated by then); start every repeat from host to device.
+            place_for(s, src, XFER_TO_DEVICE, stream);
+            place_for(s, dst, XFER_TO_HOST, stream);
             Span span = s.timeline().begin(stream, m.span, "copy", bytes);
             auto t0 = Clock::now();
             m.issue();
