@@ -1,4 +1,5 @@
-// The pageable backend's context: a CUDA context plus its declared parameters.
+// The pageable backend's context: a CUDA context plus its declared parameters and the staged
+// copy path they configure.
 #pragma once
 
 #include <cstddef>
@@ -8,17 +9,18 @@
 #include <xfer/xfer_backend.h>
 
 #include "xfer_cuda/context.hpp"
+#include "xfer_cuda/staged_copy.hpp"
 
 namespace xfer::cuda::pageable {
 
 struct PageableContext : Context {
-    // Reserved for the staged path (a pinned staging ring fed by worker threads); this version
-    // copies with cudaMemcpyAsync after waiting for the stream, so both are read and checked
-    // but not yet used.
-    std::uint64_t staging_threads = 8;
+    std::uint64_t staging_threads = 8;     // 0: staging off, every copy goes the direct way
     std::uint64_t chunk_size = 8ull << 20;
-};
+    std::unique_ptr<PageableStager> staging;  // nullptr when staging_threads is 0
 
+    PageableStager *stager() const noexcept override { return staging.get(); }
+    xfer_status close() noexcept override { return staging ? staging->close() : XFER_SUCCESS; }
+};
 
 // The declared parameters (name, type, default, help), for the plugin table.
 extern const xfer_backend_param k_params[];

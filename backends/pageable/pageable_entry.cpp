@@ -8,8 +8,9 @@ namespace {
 
 const BackendDescription k_backend{
     "pageable",
-    "ordinary (pageable) host memory + cudaMalloc; copies staged by the CUDA driver",
-    0,  // no XFER_CAP_ASYNC_COPY: each copy first waits for its stream (pageable_buffer.cpp)
+    "ordinary (pageable) host memory + cudaMalloc; copies of 1 MiB and more pipelined through a page-locked "
+    "staging ring by host threads",
+    0,  // no XFER_CAP_ASYNC_COPY: each copy first waits for its stream, a D2H copy for its bytes
     Requirement::none,
     k_buffers,
     k_params,

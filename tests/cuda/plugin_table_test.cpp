@@ -1,6 +1,7 @@
 // The plugin side of the ABI, loaded directly: what each CUDA backend's table declares.
 #include <cstring>
 #include <map>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -107,8 +108,8 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
     struct Case {
         const char *name;
         const char *value;
-    } const cases[] = {{"staging_threads", "0"}, {"staging_threads", "-3"}, {"chunk_size", "12abc"},
-                       {"chunk_size", "1024"}};
+    } const cases[] = {{"staging_threads", "257"}, {"staging_threads", "-3"}, {"chunk_size", "12abc"},
+                       {"chunk_size", "1024"}, {"chunk_size", "2147483648"}};
     for (const auto &c : cases) {
         xfer_test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};
@@ -119,6 +120,36 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
         EXPECT_NE(std::string::npos, xfer_test::captured_error().message.find(c.name))
             << xfer_test::captured_error().message;
     }
+}
+
+TEST(PluginTablePageable, AcceptsStagingThreadsZeroToTurnStagingOff) {
+    const auto plugin = load_plugin_directly("pageable");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    xfer_test::reset_captured_error();
+    const xfer_backend_param_value values[] = {{"staging_threads", "0"}, {"chunk_size", "4096"}};
+    void *ctx = nullptr;
+    const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
+    // The values pass; what follows depends on the machine: a context where there is a
+    // device, the no-device status here. Never a configuration error.
+    EXPECT_NE(XFER_ERROR_CONFIG, st) << xfer_test::captured_error().message;
+    if (st == XFER_SUCCESS) {
+        ASSERT_NE(nullptr, ctx);
+        EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer_test::captured_error().message;
+    } else {
+        EXPECT_TRUE(st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_BACKEND_UNAVAILABLE)
+            << st << ": " << xfer_test::captured_error().message;
+    }
+}
+
+TEST(PluginTablePageable, HelpSaysWhatTheStagingParametersDo) {
+    const auto plugin = load_plugin_directly("pageable");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    const std::string threads_help = plugin.table->params[0].help;
+    const std::string chunk_help = plugin.table->params[1].help;
+    EXPECT_EQ(std::string::npos, threads_help.find("reserved")) << threads_help;
+    EXPECT_EQ(std::string::npos, chunk_help.find("reserved")) << chunk_help;
+    EXPECT_NE(std::string::npos, threads_help.find("0 turns staging off")) << threads_help;
+    EXPECT_NE(std::string::npos, chunk_help.find("staging ring")) << chunk_help;
 }
 
 }  // namespace

@@ -19,6 +19,9 @@ WorkflowResult bandwidth(const std::string &backend)
     r.figures.push_back(Figure{"h2d", "GB/s", 4096, Stats{4.0, 5.0, 6.0, 3}, ""});
     r.figures.push_back(Figure{"d2h", "GB/s", 1024, std::nullopt, "no copy (mapped)"});
     r.figures.push_back(Figure{"d2h", "GB/s", 4096, Stats{7.0, 8.0, 9.0, 3}, ""});
+    // The side-by-side figures: raw lines stay out of the plot, ratios are not GB/s.
+    r.figures.push_back(Figure{"raw h2d", "GB/s", 4096, Stats{4.5, 5.5, 6.5, 3}, "raw: std::memcpy"});
+    r.figures.push_back(Figure{"h2d xfer / raw", "x", 4096, Stats{0.9, 1.0, 1.1, 3}, ""});
     return r;
 }
 
@@ -35,7 +38,9 @@ TEST(Plot, OneSeriesPerBackendAndDirection)
     report.results.push_back(other);
 
     auto series = bandwidth_series(report);
-    ASSERT_EQ(series.size(), 4u);
+    ASSERT_EQ(series.size(), 4u); // no "raw h2d" series
+    for (const PlotSeries &s : series)
+        EXPECT_EQ(s.title.find("raw"), std::string::npos) << s.title;
     EXPECT_EQ(series[0].title, "host h2d");
     ASSERT_EQ(series[0].points.size(), 2u);
     EXPECT_EQ(series[0].points[1].bytes, 4096u);

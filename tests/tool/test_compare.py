@@ -1,5 +1,6 @@
 """`xfer-tool compare`: every available backend, side-by-side table, a recommendation per pattern."""
 import os
+import re
 
 from tool_checks import SMALL, expect, parse_args, run, validate_results
 
@@ -14,6 +15,18 @@ for pattern in ("large one-off transfers: ", "streaming: ", "many small copies: 
     expect("no recommendation" not in lines[0], "no recommendation for %r: %s" % (pattern, lines[0]))
 header = [l for l in out.splitlines() if l.strip().startswith("workflow ") and "figure" in l]
 expect(header and "host" in header[0].split(), "host column missing: %r" % header)
+# xfer against the raw call: per direction one ratio row and one raw GB/s row, the largest
+# size's (cells are separated by two or more spaces), each with a number for host.
+backends = header[0].split()[4:]  # after workflow, figure, size, unit
+table_rows = [re.split(r"\s{2,}", l.strip()) for l in out.splitlines()]
+for direction in ("h2d", "d2h"):
+    for figure, unit in ((direction + " xfer / raw", "x"), ("raw " + direction, "GB/s")):
+        rows = [c for c in table_rows if c[:2] == ["bandwidth", figure]]
+        expect(len(rows) == 1, "%s rows in the comparison: %r" % (figure, rows))
+        cells = rows[0]
+        expect(cells[2:4] == ["256 KiB", unit], "%s row is not the largest size's %s: %r" % (figure, unit, cells))
+        expect(len(cells) == 4 + len(backends), "%s row lacks cells: %r" % (figure, cells))
+        expect(float(cells[4 + backends.index("host")]) > 0, "%s row has no host number: %r" % (figure, cells))
 
 path = os.path.join(args.workdir, "compare.json")
 proc = run(args.tool, ["compare", "--format", "json", "--output", path] + SMALL)

@@ -40,4 +40,24 @@ for direction in ("h2d", "d2h", "bidirectional"):
     rates = [f for f in bw["figures"] if f["name"] == direction and f["unit"] == "GB/s"]
     expect(len(rates) == len(sizes), "%s: %d GB/s rows" % (direction, len(rates)))
     expect(all(f["samples"] in (0, 3) for f in rates), "%s: repeats not honoured" % direction)
+
+# Side by side with the raw call (on host: std::memcpy between the views), interleaved per repeat.
+expect("std::memcpy" in bw["parameters"]["raw call"], "raw call parameter: %r" % bw["parameters"].get("raw call"))
+for direction in ("h2d", "d2h"):
+    raw = [f for f in bw["figures"] if f["name"] == "raw " + direction]
+    expect([f["bytes"] for f in raw] == sizes, "raw %s sizes: %r" % (direction, [f["bytes"] for f in raw]))
+    expect(all(f["unit"] == "GB/s" and "std::memcpy" in f["note"] for f in raw), "raw %s rows: %r" % (direction, raw))
+    expect(raw[-1]["samples"] == 3 and raw[-1]["min"] <= raw[-1]["median"] <= raw[-1]["max"],
+           "raw %s at %d bytes: %r" % (direction, sizes[-1], raw[-1]))
+    ratios = [f for f in bw["figures"] if f["name"] == direction + " xfer / raw"]
+    expect([f["bytes"] for f in ratios] == sizes, "%s ratio sizes: %r" % (direction, [f["bytes"] for f in ratios]))
+    expect(all(f["unit"] == "x" and "xfer faster" in f["note"] for f in ratios), "%s ratios: %r" % (direction, ratios))
+    largest = ratios[-1]
+    expect(largest["samples"] == 3 and 0 < largest["min"] <= largest["median"] <= largest["max"],
+           "%s ratio at %d bytes: %r" % (direction, sizes[-1], largest))
+expect("raw h2d" in table and "h2d xfer / raw" in table and "d2h xfer / raw" in table,
+       "table lacks the side-by-side rows:\n" + table)
+expect(any(r["figure"] == "h2d xfer / raw" and r["unit"] == "x" and r["median"] for r in rows),
+       "CSV lacks the h2d ratio rows")
+expect("raw h2d + d2h of buffer a" in bw["verification"]["detail"], "raw copies not verified: %r" % bw["verification"])
 print("ok")

@@ -26,8 +26,11 @@ xfer_status context_destroy(void *ctx) {
     return guarded("context_destroy", [&] {
         // No cudaDeviceReset: the primary context is shared with the application and with other
         // xfer contexts on the same device; the core has already released our objects.
-        delete static_cast<Context *>(ctx);
-        return XFER_SUCCESS;
+        std::unique_ptr<Context> c(static_cast<Context *>(ctx));
+        // close() runs even when binding the device fails: page-locked host memory can still
+        // be freed, and the context is gone either way.
+        const xfer_status bound = activate(*c);
+        return last_failure(bound, c->close());
     });
 }
 

@@ -7,6 +7,7 @@
 #include "xfer_cuda/pageable_order.hpp"
 #include "xfer_cuda/pointer_memory.hpp"
 #include "xfer_cuda/services.hpp"
+#include "xfer_cuda/staged_copy.hpp"
 
 // Every copy is issued as cudaMemcpyDefault: with unified addressing (every 64-bit Linux CUDA
 // device) the driver knows each pointer's memory, and the device views of managed and zero-copy
@@ -71,19 +72,41 @@ xfer_status copy_each(void *const *dsts, const void *const *srcs, const size_t *
     return XFER_SUCCESS;
 }
 
+// A copy touching pageable host memory. Between pageable memory and cudaMalloc memory, a
+// context that stages (pageable) takes it through its staging ring; everything else (host to
+// host, managed or mapped memory on the device side, small copies) goes the direct way after
+// the stream wait. The pointers are classified again here: a pointer query costs ~1 us, next
+// to the stream wait every such copy pays.
+xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
+                                   cudaStream_t s) {
+    if (PageableStager *stager = c.stager(); stager != nullptr) {
+        const Memory to = classify(dst);
+        const Memory from = classify(src);
+        if (from == Memory::pageable && to == Memory::device && stager->takes(bytes)) {
+            return stager->to_device(dst, src, bytes, s);
+        }
+        if (to == Memory::pageable && from == Memory::device && stager->takes(bytes)) {
+            return stager->to_host(dst, src, bytes, s);
+        }
+    }
+    if (auto st = wait_before_pageable_copy(s)) {
+        return st;
+    }
+    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
+                 kind_name(kind));
+}
+
 }  // namespace
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
-    return on_device("memcpy_async", ctx, [&](const Context &) {
+    return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
         if (auto st = check_pointers(false, &dst, &src, &bytes, 1, kind, &pageable)) {
             return st;
         }
         if (pageable) {
-            if (auto st = wait_before_pageable_copy(s)) {
-                return st;
-            }
+            return copy_touching_pageable(c, dst, src, bytes, kind, s);
         }
         return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
                      kind_name(kind));

@@ -7,6 +7,12 @@
  * Every launcher sets the device, launches on `stream` without waiting, and returns the
  * cudaError_t of the launch as an int (0 = success); xfer_tool_cuda_error_string() names it.
  * Kernels work on float arrays of `n` elements with grid-stride loops (any n).
+ *
+ * The raw calls (xfer_tool_raw_*) are what a user writes without xfer; `bandwidth` times them
+ * next to xfer_copy_async on the same memory. They queue on `stream` without waiting, never
+ * throw, and return the cudaError_t of the first failing call (0 = success); on failure they
+ * write "<call>(<arguments>): <cudaErrorName>: <description> (<code>)" into `message`
+ * (`message_size` bytes, always terminated; NULL or 0 writes nothing).
  */
 #ifndef XFER_TOOL_KERNELS_H
 #define XFER_TOOL_KERNELS_H
@@ -24,7 +30,7 @@ extern "C" {
 #endif
 
 /** Interface version; the tool refuses a library that reports another one. */
-#define XFER_TOOL_KERNELS_ABI 1
+#define XFER_TOOL_KERNELS_ABI 2
 
 XFER_TOOL_KERNELS_API int xfer_tool_kernels_abi(void);
 
@@ -46,6 +52,20 @@ XFER_TOOL_KERNELS_API int xfer_tool_scale(int device, float *data, size_t n, flo
 XFER_TOOL_KERNELS_API int xfer_tool_gather(int device, const float *in, float *out, size_t n, size_t stride,
                                            void *stream);
 
+/** Directions of the raw calls (no cudaMemcpyKind on this boundary: it is a CUDA type). */
+#define XFER_TOOL_RAW_TO_DEVICE 1 /**< host view -> device view (cudaMemcpyHostToDevice) */
+#define XFER_TOOL_RAW_TO_HOST 2   /**< device view -> host view (cudaMemcpyDeviceToHost) */
+
+/** cudaSetDevice(device), then cudaMemcpyAsync(dst, src, bytes, kind of `direction`, stream). */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_async(int device, void *dst, const void *src, size_t bytes,
+                                                     int direction, void *stream, char *message,
+                                                     size_t message_size);
+
+/** cudaSetDevice(device), then cudaMemPrefetchAsync(ptr, bytes, location, 0, stream) in the
+    CUDA 13 cudaMemLocation form: the device for XFER_TOOL_RAW_TO_DEVICE, the host otherwise. */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_prefetch_async(int device, const void *ptr, size_t bytes, int direction,
+                                                       void *stream, char *message, size_t message_size);
+
 /* Symbol names the tool looks up. */
 #define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
 #define XFER_TOOL_SYM_ERROR_STRING "xfer_tool_cuda_error_string"
@@ -53,6 +73,8 @@ XFER_TOOL_KERNELS_API int xfer_tool_gather(int device, const float *in, float *o
 #define XFER_TOOL_SYM_VECTOR_ADD "xfer_tool_vector_add"
 #define XFER_TOOL_SYM_SCALE "xfer_tool_scale"
 #define XFER_TOOL_SYM_GATHER "xfer_tool_gather"
+#define XFER_TOOL_SYM_RAW_MEMCPY_ASYNC "xfer_tool_raw_memcpy_async"
+#define XFER_TOOL_SYM_RAW_PREFETCH_ASYNC "xfer_tool_raw_prefetch_async"
 
 #ifdef __cplusplus
 } /* extern "C" */

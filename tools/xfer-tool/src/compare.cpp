@@ -81,8 +81,8 @@ Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowRes
     return rec;
 }
 
-// Bandwidth sweeps would swamp the table: keep the largest size's GB/s and the smallest
-// size's time (the latency end), per direction.
+// Bandwidth sweeps would swamp the table: keep the largest size's GB/s and xfer / raw ratio,
+// and the smallest size's time (the latency end), per direction.
 bool keep_row(const WorkflowResult &r, const Figure &f, const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> &range)
 {
     if (r.workflow != "bandwidth")
@@ -90,7 +90,8 @@ bool keep_row(const WorkflowResult &r, const Figure &f, const std::map<std::stri
     auto it = range.find(f.name);
     if (it == range.end())
         return false;
-    return (f.unit == "GB/s" && f.bytes == it->second.second) || (f.unit == "ms" && f.bytes == it->second.first);
+    return ((f.unit == "GB/s" || f.unit == "x") && f.bytes == it->second.second) ||
+           (f.unit == "ms" && f.bytes == it->second.first);
 }
 
 } // namespace

@@ -27,6 +27,14 @@ class Kernels {
     virtual void scale(float *data, std::size_t n, float factor, const Stream &s) = 0;
     // out[i] = in[xfer_tool_gather_index(i, n, stride)] + 1 (stride 1: coalesced reads)
     virtual void gather(const float *in, float *out, std::size_t n, std::size_t stride, const Stream &s) = 0;
+
+    // The raw CUDA calls a user writes without xfer (bandwidth's side-by-side, raw_copy.hpp),
+    // queued on s: cudaMemcpyAsync(dst, src, bytes, H2D or D2H) and cudaMemPrefetchAsync of a
+    // managed range to the device (XFER_TO_DEVICE) or the host. The host kernels have no CUDA
+    // call to make and throw XferError(XFER_ERROR_NOT_SUPPORTED).
+    virtual void raw_memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
+                                  const Stream &s) = 0;
+    virtual void raw_prefetch_async(const void *ptr, std::size_t bytes, xfer_direction dir, const Stream &s) = 0;
 };
 
 // Host kernels run as stream-ordered host functions (xfer_stream_launch_host_func): on the

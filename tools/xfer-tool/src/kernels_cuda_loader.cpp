@@ -40,6 +40,8 @@ class CudaKernels final : public Kernels {
         vector_add_ = symbol<decltype(xfer_tool_vector_add)>(XFER_TOOL_SYM_VECTOR_ADD);
         scale_ = symbol<decltype(xfer_tool_scale)>(XFER_TOOL_SYM_SCALE);
         gather_ = symbol<decltype(xfer_tool_gather)>(XFER_TOOL_SYM_GATHER);
+        raw_memcpy_async_ = symbol<decltype(xfer_tool_raw_memcpy_async)>(XFER_TOOL_SYM_RAW_MEMCPY_ASYNC);
+        raw_prefetch_async_ = symbol<decltype(xfer_tool_raw_prefetch_async)>(XFER_TOOL_SYM_RAW_PREFETCH_ASYNC);
         if (int abi = abi_(); abi != XFER_TOOL_KERNELS_ABI)
             throw XferError(XFER_ERROR_BACKEND_ABI, "CUDA kernels library '" + path_.string() + "' has interface " +
                                                         std::to_string(abi) + ", xfer-tool needs " +
@@ -65,6 +67,20 @@ class CudaKernels final : public Kernels {
         checked(gather_(device_, in, out, n, stride, native(s)), "xfer_tool_gather");
     }
 
+    void raw_memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
+                          const Stream &s) override
+    {
+        char message[320] = "";
+        raw_checked(raw_memcpy_async_(device_, dst, src, bytes, raw_direction(dir), native(s), message, sizeof message),
+                    message);
+    }
+    void raw_prefetch_async(const void *ptr, std::size_t bytes, xfer_direction dir, const Stream &s) override
+    {
+        char message[320] = "";
+        raw_checked(raw_prefetch_async_(device_, ptr, bytes, raw_direction(dir), native(s), message, sizeof message),
+                    message);
+    }
+
   private:
     template <class Fn> Fn *symbol(const char *name)
     {
@@ -88,6 +104,19 @@ class CudaKernels final : public Kernels {
             throw XferError(XFER_ERROR_BACKEND, std::string(launcher) + ": kernel launch failed: " + error_string_(code));
     }
 
+    static int raw_direction(xfer_direction dir)
+    {
+        return dir == XFER_TO_DEVICE ? XFER_TOOL_RAW_TO_DEVICE : XFER_TOOL_RAW_TO_HOST;
+    }
+
+    // The library's message names the CUDA call that failed and its arguments.
+    static void raw_checked(int code, const char *message)
+    {
+        if (code != 0)
+            throw XferError(XFER_ERROR_BACKEND, std::string("raw CUDA call failed: ") +
+                                                    (*message ? message : "(no message)"));
+    }
+
     int device_;
     std::filesystem::path path_;
     boost::dll::shared_library library_;
@@ -97,6 +126,8 @@ class CudaKernels final : public Kernels {
     decltype(xfer_tool_vector_add) *vector_add_ = nullptr;
     decltype(xfer_tool_scale) *scale_ = nullptr;
     decltype(xfer_tool_gather) *gather_ = nullptr;
+    decltype(xfer_tool_raw_memcpy_async) *raw_memcpy_async_ = nullptr;
+    decltype(xfer_tool_raw_prefetch_async) *raw_prefetch_async_ = nullptr;
 };
 
 } // namespace

@@ -62,6 +62,17 @@ class HostKernels final : public Kernels {
                 out[i] = in[xfer_tool_gather_index(i, n, stride)] + 1.0f;
         }, "xfer_stream_launch_host_func(gather)");
     }
+
+    // The host backend's raw equivalent is a plain std::memcpy on the calling thread
+    // (raw_copy.cpp), not a stream operation.
+    void raw_memcpy_async(void *, const void *, std::size_t, xfer_direction, const Stream &) override
+    {
+        throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_memcpy_async: the host kernels make no CUDA calls");
+    }
+    void raw_prefetch_async(const void *, std::size_t, xfer_direction, const Stream &) override
+    {
+        throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_prefetch_async: the host kernels make no CUDA calls");
+    }
 };
 
 } // namespace

@@ -23,7 +23,8 @@ struct PlotSeries {
     std::vector<PlotPoint> points;
 };
 
-// The GB/s figures of every bandwidth result, one series per backend and direction.
+// The GB/s figures of every bandwidth result, one series per backend and direction; the raw
+// calls' figures ("raw h2d") are left out (plot.cpp says why).
 std::vector<PlotSeries> bandwidth_series(const Report &report);
 
 // "png" or "svg" from the output file's extension; throws std::invalid_argument otherwise.

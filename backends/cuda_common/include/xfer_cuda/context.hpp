@@ -9,6 +9,8 @@
 
 namespace xfer::cuda {
 
+class PageableStager;
+
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
     int concurrent_managed_access = 0;
@@ -22,6 +24,15 @@ struct Context {
     int device = 0;
     DeviceCaps caps;
     virtual ~Context() = default;
+
+    // The staged path for copies between pageable host memory and device memory, or nullptr
+    // when this context copies them the direct way (every backend but pageable; pageable with
+    // staging_threads 0). Raw copies (memcpy.cpp) ask for it too, not only buffer copies.
+    virtual PageableStager *stager() const noexcept { return nullptr; }
+
+    // Releases what the context made on the device beyond the base (the pageable staging
+    // ring), with the device current; context_destroy calls it before deleting the context.
+    virtual xfer_status close() noexcept { return XFER_SUCCESS; }
 };
 
 inline Context &as_context(void *ctx) { return *static_cast<Context *>(ctx); }

@@ -1,16 +1,24 @@
 // bandwidth: H2D, D2H and bidirectional (both directions at once on two streams) over a size
 // sweep; warm-up, then min / median / max over the repeats, timed with events.
 //
+// Side by side (DESIGN.md, "Measuring"): every H2D and D2H repeat also times the raw call a
+// user would write without xfer on the same memory (raw_copy.hpp), interleaved in the same
+// loop, and the report gives its GB/s and the per-repeat ratio "xfer / raw" (> 1: xfer faster).
+//
 // Decisions: zero-copy moves nothing, so its GB/s rows are reported as "no copy (mapped)"
 // without a number rather than a fake rate (the time of the ordering-only call is still
-// shown); on managed memory each timed prefetch starts with the pages on the other side.
+// shown), and it has no raw equivalent (n/a); on managed memory each timed prefetch, xfer's
+// and the raw one, starts with the pages on the other side.
 #include "random_data.hpp"
+#include "side_by_side.hpp"
 #include "units.hpp"
+#include "workflows/raw_copy.hpp"
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
 namespace xfer_tool {
 namespace {
@@ -30,6 +38,63 @@ void add_rows(std::vector<Figure> &rows, const Session &s, const std::string &na
     rows.push_back(time_figure(name, ms, size, note));
 }
 
+struct SideBySide {
+    std::vector<double> xfer_ms, raw_ms; // raw_ms[i] was measured next to xfer_ms[i]
+};
+
+// One direction at one size: per repeat, the xfer copy on s1 and the raw call on its own
+// stream, each starting from the same page placement. Which goes first alternates, so neither
+// always inherits the other's cache and TLB state.
+SideBySide time_side_by_side(Session &s, const RunOptions &o, const Buffer &buf, xfer_direction dir, RawCall raw,
+                             const Stream &s1, const Stream &raw_stream, const std::string &label)
+{
+    SideBySide out;
+    int turn = 0;
+    run_repeats(o, [&](bool warmup) {
+        auto xfer_once = [&] {
+            place_for(s, buf, dir, s1);
+            Span span = queue_copy(s, buf, dir, s1, label);
+            s1.synchronize();
+            return s.timeline().finish(span).duration_ms;
+        };
+        auto raw_once = [&] {
+            place_for(s, buf, dir, s1);
+            return timed_raw_copy(s, raw, buf, dir, raw_stream, "raw " + label);
+        };
+        const bool with_raw = raw != RawCall::none;
+        const bool raw_first = with_raw && turn++ % 2 == 1;
+        double raw_ms = raw_first ? raw_once() : 0.0;
+        const double xfer_ms = xfer_once();
+        if (with_raw && !raw_first)
+            raw_ms = raw_once();
+        if (warmup)
+            return;
+        out.xfer_ms.push_back(xfer_ms);
+        if (with_raw)
+            out.raw_ms.push_back(raw_ms);
+    });
+    return out;
+}
+
+// Rows of one direction, grouped so each reads as a curve over the sizes.
+struct DirectionRows {
+    std::vector<Figure> xfer, raw, ratio;
+    void add_side_by_side(const std::string &direction, std::uint64_t size, const SideBySide &t, RawCall raw_call)
+    {
+        std::optional<std::vector<double>> raw_ms;
+        if (raw_call != RawCall::none)
+            raw_ms = t.raw_ms;
+        std::vector<Figure> f = side_by_side_figures(direction, size, t.xfer_ms, raw_ms, raw_call_text(raw_call));
+        raw.push_back(f.at(0));
+        ratio.push_back(f.at(1));
+    }
+    void append_to(std::vector<Figure> &figures) const
+    {
+        for (const auto *rows : {&xfer, &raw, &ratio})
+            figures.insert(figures.end(), rows->begin(), rows->end());
+    }
+};
+
 } // namespace
 
 void run_bandwidth(WorkflowRun &run)
@@ -44,11 +109,18 @@ void run_bandwidth(WorkflowRun &run)
     add_text_param(r, "sizes", list);
     add_common_params(r, o);
 
-    Stream s1(s.context()), s2(s.context());
+    const RawCall raw = raw_call_for(s);
+    add_text_param(r, "raw call", raw_call_text(raw));
+
+    // The raw calls get a stream of their own, as a user's code would have; it is an xfer
+    // stream only so that its native handle and the same events serve timing and the trace.
+    Stream s1(s.context()), s2(s.context()), raw_stream(s.context());
     s.timeline().name_stream(s1, "stream 1");
     s.timeline().name_stream(s2, "stream 2");
+    s.timeline().name_stream(raw_stream, "raw calls");
     Verifier verifier;
-    std::vector<Figure> h2d_rows, d2h_rows, bidir_rows;
+    DirectionRows h2d_rows, d2h_rows;
+    std::vector<Figure> bidir_rows;
 
     for (std::uint64_t size64 : sizes) {
         const std::size_t size = static_cast<std::size_t>(size64);
@@ -60,22 +132,14 @@ void run_bandwidth(WorkflowRun &run)
         RandomData(seed_a).fill_bytes(a.host(), size);
         RandomData(seed_b).fill_bytes(b.host(), size);
         check(xfer_copy(b.get(), XFER_TO_DEVICE, 0, size), "xfer_copy"); // b's device view starts with b's data
+        // A raw call that moved bytes the wrong way would still time plausibly: prove it first.
+        verify_raw_copies(s, raw, a, raw_stream, seed_a, verifier, "raw h2d + d2h of buffer a (" + sz + ")");
 
         run.progress.detail(sz + " h2d");
-        std::vector<double> h2d = repeat(o, [&](bool) {
-            place_for(s, a, XFER_TO_DEVICE, s1);
-            Span span = queue_copy(s, a, XFER_TO_DEVICE, s1, "h2d " + sz);
-            s1.synchronize();
-            return s.timeline().finish(span).duration_ms;
-        });
+        const SideBySide h2d = time_side_by_side(s, o, a, XFER_TO_DEVICE, raw, s1, raw_stream, "h2d " + sz);
 
         run.progress.detail(sz + " d2h");
-        std::vector<double> d2h = repeat(o, [&](bool) {
-            place_for(s, a, XFER_TO_HOST, s1);
-            Span span = queue_copy(s, a, XFER_TO_HOST, s1, "d2h " + sz);
-            s1.synchronize();
-            return s.timeline().finish(span).duration_ms;
-        });
+        const SideBySide d2h = time_side_by_side(s, o, a, XFER_TO_HOST, raw, s1, raw_stream, "d2h " + sz);
 
         run.progress.detail(sz + " bidirectional");
         std::vector<double> bidir = repeat(o, [&](bool) {
@@ -89,8 +153,10 @@ void run_bandwidth(WorkflowRun &run)
             return std::max(tu.end_ms, td.end_ms) - std::min(tu.start_ms, td.start_ms);
         });
 
-        add_rows(h2d_rows, s, "h2d", size, size, h2d);
-        add_rows(d2h_rows, s, "d2h", size, size, d2h);
+        add_rows(h2d_rows.xfer, s, "h2d", size, size, h2d.xfer_ms);
+        h2d_rows.add_side_by_side("h2d", size, h2d, raw);
+        add_rows(d2h_rows.xfer, s, "d2h", size, size, d2h.xfer_ms);
+        d2h_rows.add_side_by_side("d2h", size, d2h, raw);
         add_rows(bidir_rows, s, "bidirectional", 2 * size64, size, bidir);
 
         // Both device views must hold their inputs: clear the host views and fetch them.
@@ -103,9 +169,10 @@ void run_bandwidth(WorkflowRun &run)
         verifier.bytes_from_seed("buffer a (" + sz + ")", a.host(), size, seed_a);
         verifier.bytes_from_seed("buffer b (" + sz + ")", b.host(), size, seed_b);
     }
-    // Grouped by direction, sizes ascending: reads as three curves.
-    for (auto *rows : {&h2d_rows, &d2h_rows, &bidir_rows})
-        r.figures.insert(r.figures.end(), rows->begin(), rows->end());
+    // Grouped by direction, sizes ascending: reads as curves (xfer, raw, ratio per direction).
+    h2d_rows.append_to(r.figures);
+    d2h_rows.append_to(r.figures);
+    r.figures.insert(r.figures.end(), bidir_rows.begin(), bidir_rows.end());
     r.verification = verifier.result();
 }
 

@@ -1,0 +1,106 @@
+// Fixture of the pageable staged-path GPU tests: a pageable context opened under one staging
+// configuration (set through the XFER_PAGEABLE_* environment variables the core reads at
+// xfer_open, restored right after), one stream, and checks that read the device through the
+// CUDA runtime directly, so each direction is verified on its own.
+#pragma once
+
+#include <cstdlib>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+#include <xfer/xfer.h>
+
+#include "test_support.hpp"
+
+namespace xfer_test {
+
+struct StagingCase {
+    const char *label;
+    const char *staging_threads;  // nullptr: the declared default (8)
+    const char *chunk_size;       // nullptr: the declared default (8MiB)
+    std::size_t chunk_bytes;      // what chunk_size means, for sizes around it
+};
+
+// Sets an environment variable for a scope and puts the old value (or its absence) back.
+class ScopedEnv {
+public:
+    ScopedEnv(const char *name, const char *value) : name_(name) {
+        if (const char *old = std::getenv(name)) {
+            old_ = std::string(old);
+        }
+        if (value != nullptr) {
+            setenv(name, value, 1);
+        } else {
+            unsetenv(name);
+        }
+    }
+    ~ScopedEnv() {
+        if (old_) {
+            setenv(name_.c_str(), old_->c_str(), 1);
+        } else {
+            unsetenv(name_.c_str());
+        }
+    }
+    ScopedEnv(const ScopedEnv &) = delete;
+    ScopedEnv &operator=(const ScopedEnv &) = delete;
+
+private:
+    std::string name_;
+    std::optional<std::string> old_;
+};
+
+class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
+protected:
+    void SetUp() override {
+        XFER_REQUIRE_CUDA_DEVICE();
+        {
+            ScopedEnv threads("XFER_PAGEABLE_STAGING_THREADS", GetParam().staging_threads);
+            ScopedEnv chunk("XFER_PAGEABLE_CHUNK_SIZE", GetParam().chunk_size);
+            ASSERT_XFER_OK(xfer_open("pageable", 0, &ctx_));
+        }
+        ASSERT_XFER_OK(xfer_stream_create(ctx_, &stream_));
+    }
+    void TearDown() override {
+        if (ctx_ != nullptr) {
+            EXPECT_XFER_OK(xfer_close(ctx_));  // also frees the staging ring
+        }
+    }
+
+    std::size_t chunk() const { return GetParam().chunk_bytes; }
+    // 1 byte, just below one chunk, one chunk, three and a bit, 64 MiB: below the staging
+    // threshold, the halved single chunk, several chunks with a short tail, many chunks.
+    std::vector<std::size_t> sizes() const { return {1, chunk() - 1, chunk(), 3 * chunk() + 17, 64u << 20}; }
+
+    // The device bytes, read by the CUDA runtime itself (not by xfer).
+    static std::vector<unsigned char> read_device(const void *device, std::size_t bytes) {
+        std::vector<unsigned char> out(bytes, 0);
+        EXPECT_EQ(cudaSuccess, cudaMemcpy(out.data(), device, bytes, cudaMemcpyDeviceToHost));
+        return out;
+    }
+    static void write_device(void *device, const std::vector<unsigned char> &bytes) {
+        ASSERT_EQ(cudaSuccess, cudaMemcpy(device, bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
+    }
+
+    xfer_context ctx_ = nullptr;
+    xfer_stream stream_ = nullptr;
+};
+
+// Default configuration; small chunks (many per copy); one thread (the caller alone) with
+// chunks that are not a power of two; staging off (the direct path).
+inline const StagingCase kStagingCases[] = {
+    {"default", nullptr, nullptr, 8u << 20},
+    {"chunk1MiB_threads3", "3", "1MiB", 1u << 20},
+    {"chunk700KiB_threads1", "1", "700KiB", 700u << 10},
+    {"staging_off", "0", nullptr, 8u << 20},
+};
+
+// gtest prints the case by its label, not as raw bytes.
+inline void PrintTo(const StagingCase &c, std::ostream *os) { *os << c.label; }
+
+inline std::string staging_case_name(const ::testing::TestParamInfo<StagingCase> &info) { return info.param.label; }
+
+}  // namespace xfer_test
