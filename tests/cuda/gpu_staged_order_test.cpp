@@ -10,24 +10,12 @@
 #include <cuda_runtime_api.h>
 
 #include "staged_fixture.hpp"
+#include "delayed_write.hpp"
 
 namespace {
 
 using namespace xfer_test;
 
-struct DelayedWrite {
-    unsigned char *dst;
-    const unsigned char *src;
-    std::size_t bytes;
-};
-
-// Runs on the stream: sleeps long enough that a copy called right after it was queued would
-// certainly read the source first, then writes the new bytes.
-void sleep_then_write(void *p) {
-    auto *w = static_cast<DelayedWrite *>(p);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::memcpy(w->dst, w->src, w->bytes);
-}
 
 void sleep_only(void *) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
 
