@@ -1,33 +1,33 @@
-// The pageable backend's context: a CUDA context plus its declared parameters and the staged
-// copy path they configure.
+// SPDX-License-Identifier: Apache-2.0
+// The pageable backend's context: a CUDA context plus its staging engine, configured by the
+// backend's declared parameters.
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
 #include <memory>
 
 #include <xfer/xfer_backend.h>
 
+#include "staging_engine.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/staged_copy.hpp"
 
 namespace xfer::cuda::pageable {
 
 struct PageableContext : Context {
-    std::uint64_t staging_threads = 8;     // 0: staging off, every copy goes the direct way
-    std::uint64_t chunk_size = 8ull << 20;
-    std::unique_ptr<PageableStager> staging;  // nullptr when staging_threads is 0
+    std::unique_ptr<StagingEngine> engine;  // nullptr when staging is off
 
-    PageableStager *stager() const noexcept override { return staging.get(); }
-    xfer_status close() noexcept override { return staging ? staging->close() : XFER_SUCCESS; }
+    HostCopyHook *host_copy_hook() const noexcept override { return engine.get(); }
+    xfer_status close() noexcept override { return engine ? engine->close() : XFER_SUCCESS; }
 };
 
-// The declared parameters (name, type, default, help), for the plugin table.
+// The declared parameters (name, type, default, help), for the plugin table. Each default is
+// written here once, as text; make_context parses it like any other value.
 extern const xfer_backend_param k_params[];
 extern const std::size_t k_param_count;
 
 // The backend's ContextFactory: a PageableContext with the effective values read and
-// range-checked; XFER_ERROR_CONFIG naming the bad one. Runs inside context_create's guarded().
+// range-checked ("auto" values resolved from the machine); XFER_ERROR_CONFIG naming the bad
+// one. Runs inside context_create's guarded().
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 
 }  // namespace xfer::cuda::pageable

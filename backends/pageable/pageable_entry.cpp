@@ -8,9 +8,9 @@ namespace {
 
 const BackendDescription k_backend{
     "pageable",
-    "ordinary (pageable) host memory + cudaMalloc; copies of 1 MiB and more pipelined through a page-locked "
-    "staging ring by host threads",
-    0,  // no XFER_CAP_ASYNC_COPY: each copy first waits for its stream, a D2H copy for its bytes
+    "ordinary (pageable) host memory + cudaMalloc; large copies staged through page-locked slots by host "
+    "threads, asynchronously and in stream order",
+    XFER_CAP_ASYNC_COPY,  // the staging engine queues the copy and returns; the stream waits for the bytes
     Requirement::none,
     k_buffers,
     k_params,

@@ -1,46 +1,88 @@
-#include "pageable_context.hpp"
+// SPDX-License-Identifier: Apache-2.0
+#include <cstring>
+#include <thread>
 
+#include "pageable_context.hpp"
+#include "staging_plan.hpp"
 #include "xfer_cuda/params.hpp"
+#include "xfer_cuda/services.hpp"
 
 namespace xfer::cuda::pageable {
 
 const xfer_backend_param k_params[] = {
-    {"staging_threads", "int", "8",
-     "host threads that copy each chunk between pageable memory and the context's page-locked staging ring, "
-     "the calling thread included; copies of 1 MiB and more between pageable and device memory are then "
-     "pipelined (the host copies one chunk while the copy engine moves another). 0 turns staging off: every "
-     "copy waits for its stream, then cudaMemcpyAsync reads or writes the pageable memory directly"},
-    {"chunk_size", "size", "8MiB",
-     "bytes per chunk of the staged copy path, and per slot of the staging ring (4 slots of page-locked memory, "
-     "allocated at the context's first staged copy; if that fails, copies go the direct way). A copy smaller "
-     "than two chunks is cut into two halves so that the two still overlap"},
+    {"staging", "bool", "1",
+     "1: copies between pageable host memory and device memory of at least staged_min_bytes go through the "
+     "staging engine (host threads copy chunks into page-locked slots while the copy engine moves others; the "
+     "call returns at once and the stream waits for the bytes); 0: every copy goes straight to cudaMemcpyAsync"},
+    {"staging_threads", "int", "0",
+     "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most 16"},
+    {"staging_slots", "int", "0",
+     "page-locked staging slots of chunk_size bytes each, shared out among the workers (allocated once, at the "
+     "context's first staged copy); 0 = twice staging_threads, so each worker fills one slot while the copy "
+     "engine reads another"},
+    {"chunk_size", "size", "4194304",
+     "bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker gets "
+     "a chunk of at least 256 KiB)"},
+    {"staged_min_bytes", "size", "1048576",
+     "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them); the "
+     "crossover measured with `xfer-tool bench` on the machine"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
 
 namespace {
 
-xfer_status read_params(const xfer_backend_param_value *values, std::size_t count, PageableContext &ctx) noexcept {
-    if (auto st = param_u64("pageable", values, count, "staging_threads", 8, 0, 256, &ctx.staging_threads)) {
-        return st;
+// The core hands every declared parameter (its declared default where nothing overrides it);
+// a caller that hands fewer (a test, an older core) gets the declared default, parsed from
+// k_params like any value, so each default is written once. Defaults are therefore plain
+// decimals (sizes in bytes), which every version of the size grammar reads.
+xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
+                 std::uint64_t max, std::uint64_t *out) {
+    std::uint64_t fallback = 0;
+    for (std::size_t i = 0; i < k_param_count; ++i) {
+        if (std::strcmp(k_params[i].name, name) == 0) {
+            const xfer_backend_param_value declared{name, k_params[i].default_value};
+            if (auto st = param_u64("pageable", &declared, 1, name, 0, min, max, &fallback)) {
+                return st;
+            }
+        }
     }
-    // One page at least (a smaller chunk can never pay for its synchronisation), 1 GiB at most
-    // (the staging ring holds 4 chunks of page-locked memory).
-    return param_u64("pageable", values, count, "chunk_size", 8ull << 20, 4096, 1ull << 30, &ctx.chunk_size);
+    return param_u64("pageable", values, count, name, fallback, min, max, out);
 }
 
 }  // namespace
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
-    auto ctx = std::make_unique<PageableContext>();
-    if (auto st = read_params(values, count, *ctx)) {
-        return st;
+    std::uint64_t staging = 0;
+    std::uint64_t threads = 0;
+    std::uint64_t slots = 0;
+    std::uint64_t chunk = 0;
+    std::uint64_t staged_min = 0;
+    // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
+    if (auto st = read(values, count, "staging", 0, 1, &staging)) return st;
+    if (auto st = read(values, count, "staging_threads", 0, 256, &threads)) return st;
+    if (auto st = read(values, count, "staging_slots", 0, 4096, &slots)) return st;
+    if (auto st = read(values, count, "chunk_size", 4096, 1ull << 30, &chunk)) return st;
+    if (auto st = read(values, count, "staged_min_bytes", 0, ~0ull, &staged_min)) return st;
+    if (threads == 0) {
+        threads = auto_threads(std::thread::hardware_concurrency());
     }
-    if (ctx->staging_threads > 0) {
+    if (slots == 0) {
+        slots = auto_slots(threads);
+    }
+    if (slots < threads) {
+        return fail(XFER_ERROR_CONFIG, "pageable: staging_slots (%llu) must be at least staging_threads (%llu): "
+                    "every worker needs a slot of its own", static_cast<unsigned long long>(slots),
+                    static_cast<unsigned long long>(threads));
+    }
+    auto ctx = std::make_unique<PageableContext>();
+    if (staging != 0) {
+        EngineConfig config;
+        config.threads = threads;
+        config.slots = slots;
+        config.chunk_bytes = chunk;
+        config.staged_min_bytes = staged_min;
         // Nothing is allocated or started yet: that waits for the first staged copy.
-        StagingConfig config;
-        config.threads = static_cast<std::size_t>(ctx->staging_threads);
-        config.chunk_size = static_cast<std::size_t>(ctx->chunk_size);
-        ctx->staging = std::make_unique<PageableStager>(config);
+        ctx->engine = std::make_unique<StagingEngine>(*ctx, config);
     }
     *out = std::move(ctx);
     return XFER_SUCCESS;

@@ -29,8 +29,8 @@ TEST_P(GpuStagedCopy, BufferCopiesEachDirectionByteForByte) {
         const auto up = random_bytes(n, seed + n);
         std::memcpy(host + offset, up.data(), n);
         ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_DEVICE, offset, n, stream_));
-        std::memset(host, 0, offset + n);  // the source may be reused once the call returns
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+        std::memset(host, 0, offset + n);  // the source may be reused once the copy is known complete
         EXPECT_TRUE(read_device(device + offset, n) == up) << "H2D";
 
         const auto down = xored(up, 0x5a);
@@ -54,8 +54,8 @@ TEST_P(GpuStagedCopy, RawCopiesEachDirectionByteForByte) {
         std::vector<unsigned char> source = random_bytes(n, seed + n);  // pageable: std::vector
         const std::vector<unsigned char> expected = source;
         ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device, source.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
-        std::fill(source.begin(), source.end(), 0);  // reusable once the call returns
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+        std::fill(source.begin(), source.end(), 0);  // reusable once the copy is known complete
         EXPECT_TRUE(read_device(device, n) == expected) << "H2D";
 
         const auto down = xored(expected, 0xa5);
@@ -101,6 +101,7 @@ TEST_P(GpuStagedCopy, TwoThreadsOnTwoStreamsOfOneContext) {
                 }
             };
             step(xfer_copy_async(w.buf, XFER_TO_DEVICE, 0, n, w.stream));
+            step(xfer_stream_synchronize(w.stream));
             std::memset(host, 0, n);
             step(xfer_copy_async(w.buf, XFER_TO_HOST, 0, n, w.stream));
             step(xfer_memcpy_async(ctx_, raw_back.data(), xfer_device_ptr(w.buf), n, XFER_COPY_DEVICE_TO_HOST,

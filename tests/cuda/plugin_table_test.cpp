@@ -65,7 +65,7 @@ TEST_P(PluginTable, ImplementsEveryEntry) {
 
 TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {
     const std::map<std::string, unsigned> expected = {
-        {"pageable", 0u},
+        {"pageable", XFER_CAP_ASYNC_COPY},  // the staging engine queues and returns
         {"pinned", XFER_CAP_ASYNC_COPY},
         {"managed", XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY},
         {"zerocopy", XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY},
@@ -89,17 +89,17 @@ INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer_tes
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    ASSERT_EQ(2u, plugin.table->param_count);
+    ASSERT_EQ(5u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
-    EXPECT_STREQ("staging_threads", p[0].name);
-    EXPECT_STREQ("int", p[0].type);
-    EXPECT_STREQ("8", p[0].default_value);
-    EXPECT_STREQ("chunk_size", p[1].name);
-    EXPECT_STREQ("size", p[1].type);
-    EXPECT_STREQ("8MiB", p[1].default_value);
-    for (std::size_t i = 0; i < 2; ++i) {
+    const char *const names[] = {"staging", "staging_threads", "staging_slots", "chunk_size", "staged_min_bytes"};
+    const char *const types[] = {"bool", "int", "int", "size", "size"};
+    for (std::size_t i = 0; i < 5; ++i) {
+        EXPECT_STREQ(names[i], p[i].name);
+        EXPECT_STREQ(types[i], p[i].type);
         EXPECT_GT(std::strlen(p[i].help), 10u);
     }
+    EXPECT_STREQ("0", p[1].default_value) << "0 = chosen from the machine";
+    EXPECT_STREQ("0", p[2].default_value) << "0 = twice the workers";
 }
 
 TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
@@ -109,7 +109,8 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
         const char *name;
         const char *value;
     } const cases[] = {{"staging_threads", "257"}, {"staging_threads", "-3"}, {"chunk_size", "12abc"},
-                       {"chunk_size", "1024"}, {"chunk_size", "2147483648"}};
+                       {"chunk_size", "1024"},     {"chunk_size", "2147483648"}, {"staging", "2"},
+                       {"staging_slots", "99999"}};
     for (const auto &c : cases) {
         xfer_test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};
@@ -122,11 +123,23 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
     }
 }
 
-TEST(PluginTablePageable, AcceptsStagingThreadsZeroToTurnStagingOff) {
+TEST(PluginTablePageable, RefusesFewerSlotsThanWorkers) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
     xfer_test::reset_captured_error();
-    const xfer_backend_param_value values[] = {{"staging_threads", "0"}, {"chunk_size", "4096"}};
+    const xfer_backend_param_value values[] = {{"staging_threads", "4"}, {"staging_slots", "3"}};
+    void *ctx = nullptr;
+    EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 2, &ctx));
+    EXPECT_EQ(nullptr, ctx);
+    EXPECT_NE(std::string::npos, xfer_test::captured_error().message.find("staging_slots"))
+        << xfer_test::captured_error().message;
+}
+
+TEST(PluginTablePageable, AcceptsStagingZeroToTurnTheEngineOff) {
+    const auto plugin = load_plugin_directly("pageable");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    xfer_test::reset_captured_error();
+    const xfer_backend_param_value values[] = {{"staging", "0"}, {"chunk_size", "4096"}};
     void *ctx = nullptr;
     const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
     // The values pass; what follows depends on the machine: a context where there is a
@@ -144,12 +157,12 @@ TEST(PluginTablePageable, AcceptsStagingThreadsZeroToTurnStagingOff) {
 TEST(PluginTablePageable, HelpSaysWhatTheStagingParametersDo) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    const std::string threads_help = plugin.table->params[0].help;
-    const std::string chunk_help = plugin.table->params[1].help;
-    EXPECT_EQ(std::string::npos, threads_help.find("reserved")) << threads_help;
-    EXPECT_EQ(std::string::npos, chunk_help.find("reserved")) << chunk_help;
-    EXPECT_NE(std::string::npos, threads_help.find("0 turns staging off")) << threads_help;
-    EXPECT_NE(std::string::npos, chunk_help.find("staging ring")) << chunk_help;
+    const std::string staging_help = plugin.table->params[0].help;
+    const std::string threads_help = plugin.table->params[1].help;
+    const std::string slots_help = plugin.table->params[2].help;
+    EXPECT_NE(std::string::npos, staging_help.find("0: every copy goes straight")) << staging_help;
+    EXPECT_NE(std::string::npos, threads_help.find("0 = one per hardware thread")) << threads_help;
+    EXPECT_NE(std::string::npos, slots_help.find("page-locked")) << slots_help;
 }
 
 }  // namespace

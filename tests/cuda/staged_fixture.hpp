@@ -20,9 +20,12 @@ namespace xfer_test {
 
 struct StagingCase {
     const char *label;
-    const char *staging_threads;  // nullptr: the declared default (8)
-    const char *chunk_size;       // nullptr: the declared default (8MiB)
-    std::size_t chunk_bytes;      // what chunk_size means, for sizes around it
+    const char *staging_threads;   // nullptr: the declared default (auto)
+    const char *chunk_size;        // nullptr: the declared default
+    std::size_t chunk_bytes;       // what chunk_size means, for sizes around it
+    const char *staging = nullptr;           // "0": the engine off (the direct path)
+    const char *staging_slots = nullptr;     // nullptr: the declared default (auto)
+    const char *staged_min_bytes = nullptr;  // "0": every copy staged, the smallest too
 };
 
 // Sets an environment variable for a scope and puts the old value (or its absence) back.
@@ -60,6 +63,9 @@ protected:
         {
             ScopedEnv threads("XFER_PAGEABLE_STAGING_THREADS", GetParam().staging_threads);
             ScopedEnv chunk("XFER_PAGEABLE_CHUNK_SIZE", GetParam().chunk_size);
+            ScopedEnv staging("XFER_PAGEABLE_STAGING", GetParam().staging);
+            ScopedEnv slots("XFER_PAGEABLE_STAGING_SLOTS", GetParam().staging_slots);
+            ScopedEnv staged_min("XFER_PAGEABLE_STAGED_MIN_BYTES", GetParam().staged_min_bytes);
             ASSERT_XFER_OK(xfer_open("pageable", 0, &ctx_));
         }
         ASSERT_XFER_OK(xfer_stream_create(ctx_, &stream_));
@@ -89,13 +95,14 @@ protected:
     xfer_stream stream_ = nullptr;
 };
 
-// Default configuration; small chunks (many per copy); one thread (the caller alone) with
-// chunks that are not a power of two; staging off (the direct path).
+// Default configuration; small chunks (many per copy) with as many slots as workers and
+// every copy staged, the smallest too; one worker with chunks that are not a power of two;
+// the engine off (the direct path).
 inline const StagingCase kStagingCases[] = {
-    {"default", nullptr, nullptr, 8u << 20},
-    {"chunk1MiB_threads3", "3", "1MiB", 1u << 20},
+    {"default", nullptr, nullptr, 4u << 20},
+    {"chunk1MiB_threads3_slots3_all_staged", "3", "1MiB", 1u << 20, nullptr, "3", "0"},
     {"chunk700KiB_threads1", "1", "700KiB", 700u << 10},
-    {"staging_off", "0", nullptr, 8u << 20},
+    {"staging_off", nullptr, nullptr, 4u << 20, "0"},
 };
 
 // gtest prints the case by its label, not as raw bytes.

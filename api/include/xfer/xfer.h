@@ -25,7 +25,13 @@
  *    on every backend, the pageable one included.
  *  - An *_async call returns without waiting for the copy. Its source and destination
  *    must stay alive and unmodified until an event recorded after it, or a stream
- *    synchronisation, reports that it is done.
+ *    synchronisation, reports that it is done. This holds for pageable (ordinary) host
+ *    memory exactly as for page-locked memory: on the pageable backend a large copy is
+ *    staged later, by the staging engine's threads, when the stream reaches it.
+ *  - Pageable host memory and host functions: a copy reading pageable memory sees what host
+ *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
+ *    earlier copies to the host) wrote into it. Host functions launched directly on the
+ *    native stream are invisible to xfer: queue them through xfer to keep this promise.
  *  - xfer_free, xfer_stream_destroy and xfer_close wait for queued work that uses the
  *    memory or stream before releasing it: releasing is deferred in stream order,
  *    never a use-after-free.
@@ -316,9 +322,11 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     device view (XFER_TO_DEVICE) or back (XFER_TO_HOST) on stream `s`, and returns without
     waiting. Ordered after earlier work on `s`. The host view range must not be read or
     written by the host until the copy is known complete (event or stream synchronisation).
-    Per backend: host = memcpy on the stream's worker thread; pageable and pinned =
-    cudaMemcpyAsync (pageable keeps stream order even though the driver stages pageable
-    copies at call time); managed = cudaMemPrefetchAsync to the device / to the host;
+    Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync;
+    pageable = the staging engine for copies of at least its staged_min_bytes (host threads
+    copy chunks through page-locked slots, cudaMemcpyAsync moves each slot; the stream waits
+    at a cuStreamWaitValue32 gate until the bytes have arrived), cudaMemcpyAsync for smaller
+    ones; managed = cudaMemPrefetchAsync to the device / to the host;
     zerocopy = nothing moves, only stream order is kept.
     Returns XFER_ERROR_INVALID_HANDLE (buf or s invalid, or from different contexts),
     XFER_ERROR_INVALID_ARGUMENT (dir not XFER_TO_DEVICE / XFER_TO_HOST),
@@ -337,8 +345,10 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
 
 /** Queues a copy of `bytes` bytes from `src` to `dst` (any pointers the backend can reach:
     host pointers, or device pointers of this context's device) on stream `s`, and returns
-    without waiting. Maps to cudaMemcpyAsync on CUDA backends (the pageable backend keeps
-    stream order for pageable host pointers too); host: memcpy on the stream's worker.
+    without waiting. Maps to cudaMemcpyAsync on CUDA backends; on the pageable backend a copy
+    between pageable host memory and device memory of at least staged_min_bytes goes through
+    its staging engine instead (as xfer_copy_async), truly asynchronously and in stream order;
+    host: memcpy on the stream's worker.
     The caller keeps both ranges alive and unmodified until the copy is done.
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
     (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND

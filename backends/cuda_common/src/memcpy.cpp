@@ -4,10 +4,9 @@
 #include "xfer_cuda/entries.hpp"
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/guard.hpp"
-#include "xfer_cuda/pageable_order.hpp"
+#include "xfer_cuda/host_copy_hook.hpp"
 #include "xfer_cuda/pointer_memory.hpp"
 #include "xfer_cuda/services.hpp"
-#include "xfer_cuda/staged_copy.hpp"
 
 // Every copy is issued as cudaMemcpyDefault: with unified addressing (every 64-bit Linux CUDA
 // device) the driver knows each pointer's memory, and the device views of managed and zero-copy
@@ -40,17 +39,13 @@ bool batch_fallback_applies(cudaError_t err) {
 }
 
 // Checks the pointers of copies [0, count) against `kind`; sets *any_pageable.
-xfer_status check_pointers(bool batch, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
+xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                            xfer_copy_kind kind, bool *any_pageable) {
     *any_pageable = false;
     for (size_t i = 0; i < count; ++i) {
         const Memory dst = classify(dsts[i]);
         const Memory src = classify(srcs[i]);
         if (const char *why = kind_mismatch(kind, dst, src)) {
-            if (!batch) {
-                return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
-                            sizes[i], kind_name(kind), why, memory_name(dst), memory_name(src));
-            }
             return fail(XFER_ERROR_BACKEND, "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
                         "nothing was queued", i, count, sizes[i], kind_name(kind), why, memory_name(dst),
                         memory_name(src));
@@ -72,22 +67,17 @@ xfer_status copy_each(void *const *dsts, const void *const *srcs, const size_t *
     return XFER_SUCCESS;
 }
 
-// A copy touching pageable host memory. Between pageable memory and cudaMalloc memory, a
-// context that stages (pageable) takes it through its staging ring; everything else (host to
-// host, managed or mapped memory on the device side, small copies) goes the direct way after
-// the stream wait. The pointers are classified again here: a pointer query costs ~1 us, next
-// to the stream wait every such copy pays.
+// A copy touching pageable host memory. Between pageable memory and cudaMalloc memory it is
+// copy_pageable's (the backend's hook, or the driver with stream order kept at no cost unless
+// at risk). Everything else (host to host, managed or mapped memory on the device side) is
+// rare and keeps the simple rule: wait for the stream, then let the driver copy.
 xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
-                                   cudaStream_t s) {
-    if (PageableStager *stager = c.stager(); stager != nullptr) {
-        const Memory to = classify(dst);
-        const Memory from = classify(src);
-        if (from == Memory::pageable && to == Memory::device && stager->takes(bytes)) {
-            return stager->to_device(dst, src, bytes, s);
-        }
-        if (to == Memory::pageable && from == Memory::device && stager->takes(bytes)) {
-            return stager->to_host(dst, src, bytes, s);
-        }
+                                   Memory to, Memory from, cudaStream_t s) {
+    if (from == Memory::pageable && to == Memory::device) {
+        return copy_pageable(c, dst, const_cast<void *>(src), bytes, XFER_TO_DEVICE, s, "pageable");
+    }
+    if (to == Memory::pageable && from == Memory::device) {
+        return copy_pageable(c, const_cast<void *>(src), dst, bytes, XFER_TO_HOST, s, "pageable");
     }
     if (auto st = wait_before_pageable_copy(s)) {
         return st;
@@ -101,12 +91,14 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
-        bool pageable = false;
-        if (auto st = check_pointers(false, &dst, &src, &bytes, 1, kind, &pageable)) {
-            return st;
+        const Memory to = classify(dst);
+        const Memory from = classify(src);
+        if (const char *why = kind_mismatch(kind, to, from)) {
+            return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
+                        bytes, kind_name(kind), why, memory_name(to), memory_name(from));
         }
-        if (pageable) {
-            return copy_touching_pageable(c, dst, src, bytes, kind, s);
+        if (to == Memory::pageable || from == Memory::pageable) {
+            return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
         }
         return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
                      kind_name(kind));
@@ -115,14 +107,15 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
 
 xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
                                size_t count, xfer_copy_kind kind, void *stream) {
-    return on_device("memcpy_batch_async", ctx, [&](const Context &) {
+    return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
-        if (auto st = check_pointers(true, dsts, srcs, sizes, count, kind, &pageable)) {
+        if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable)) {
             return st;
         }
-        // Pageable memory: the same stream-order rule as a single copy, paid once per batch.
-        if (pageable) {
+        // Pageable memory: the same stream-order rule as a single copy, paid once per batch and
+        // only when earlier work on the stream may still write host memory.
+        if (pageable && c.host_writes.pending(s)) {
             if (auto st = wait_before_pageable_copy(s)) {
                 return st;
             }

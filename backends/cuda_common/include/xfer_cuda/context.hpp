@@ -7,9 +7,9 @@
 #include <cuda_runtime_api.h>
 #include <xfer/xfer_backend.h>
 
-namespace xfer::cuda {
+#include "host_copy_hook.hpp"
 
-class PageableStager;
+namespace xfer::cuda {
 
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
@@ -25,13 +25,16 @@ struct Context {
     DeviceCaps caps;
     virtual ~Context() = default;
 
-    // The staged path for copies between pageable host memory and device memory, or nullptr
-    // when this context copies them the direct way (every backend but pageable; pageable with
-    // staging_threads 0). Raw copies (memcpy.cpp) ask for it too, not only buffer copies.
-    virtual PageableStager *stager() const noexcept { return nullptr; }
+    // Streams of this context with queued work that may still write host memory (see
+    // HostWriteTracker); mutable because every entry sees the context as const.
+    mutable HostWriteTracker host_writes;
 
-    // Releases what the context made on the device beyond the base (the pageable staging
-    // ring), with the device current; context_destroy calls it before deleting the context.
+    // The backend's own path for copies between pageable host memory and device memory, or
+    // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
+    virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
+
+    // Releases what the context made beyond the base (the pageable staging engine), with the
+    // device current; context_destroy calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
 };
 

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pageable backend's staging engine: copies between pageable host memory and device memory
+// at page-locked speed, truly asynchronous and in stream order.
+//
+// How a staged copy runs. At call time three things are queued and the call returns:
+//   1. on the user's stream, a host function that marks the copy *ready* when the stream
+//      reaches it (so it starts after all earlier work on that stream, e.g. a to-host copy
+//      into the same host range);
+//   2. on the user's stream, a gate (StreamGate::hold): later work on that stream waits until
+//      the copy's bytes have arrived;
+//   3. the job, in the engine's queue.
+// N workers (host threads), each owning whole chunks and S/N page-locked slots, take chunks of
+// ready jobs. To the device: memcpy the chunk into a slot, cudaMemcpyAsync it on the engine's
+// H2D stream; the worker that queues a job's last chunk opens the gate from that stream
+// (cuStreamWriteValue32 after the DMAs). To the host: cudaMemcpyAsync into a slot on the
+// engine's D2H stream, wait for it, memcpy into the user's memory; the worker that copies the
+// last chunk opens the gate from the host.
+// The slots and the threads are made at the first staged copy and reused for the context's
+// life, never per copy.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <xfer/xfer.h>
+
+#include "stream_gate.hpp"
+#include "xfer_cuda/context.hpp"
+#include "xfer_cuda/host_copy_hook.hpp"
+
+namespace xfer::cuda::pageable {
+
+struct EngineConfig {
+    std::size_t threads = 0;           // workers (resolved: never 0 here)
+    std::size_t slots = 0;             // page-locked slots, shared out among the workers
+    std::size_t chunk_bytes = 0;       // bytes per slot and largest chunk
+    std::size_t staged_min_bytes = 0;  // smaller copies go straight to cudaMemcpyAsync
+};
+
+class StagingEngine final : public HostCopyHook {
+public:
+    // `owner` is the context the engine belongs to (its device, its HostWriteTracker); it
+    // outlives the engine.
+    StagingEngine(const Context &owner, const EngineConfig &config) noexcept;
+    ~StagingEngine() override;
+
+    xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
+                     bool *taken) noexcept override;
+    xfer_status take_stream_error(cudaStream_t stream) noexcept override;
+    xfer_status close() noexcept override;
+
+    const EngineConfig &config() const noexcept { return config_; }
+
+private:
+    struct Job;
+    struct Slot {
+        unsigned char *memory = nullptr;
+        cudaEvent_t done = nullptr;  // after the slot's last DMA
+    };
+    struct Claim {
+        std::shared_ptr<Job> job;
+        std::size_t index = 0;
+        Slot *slot = nullptr;
+        bool queued = false;  // to-host: its DMA into the slot was queued
+    };
+
+    bool start() noexcept;  // makes slots, streams, the gate and the workers; once
+    void stop_workers() noexcept;
+    static void mark_ready(void *job) noexcept;  // host function: makes no CUDA call
+    bool claim(std::vector<Slot> &slots, std::size_t &next_slot, bool wait, Claim *out);
+    void worker(std::size_t index) noexcept;
+    void to_device(Claim &c) noexcept;
+    void to_host_dma(Claim &c) noexcept;
+    void to_host_finish(Claim &c) noexcept;
+    void chunk_done(Job &job) noexcept;
+    void complete(Job &job) noexcept;
+    void wait_for(const Job &job) noexcept;
+
+    const Context &owner_;
+    HostWriteTracker &host_writes_;
+    const EngineConfig config_;
+
+    std::mutex start_mutex_;
+    bool tried_ = false;
+    bool usable_ = false;
+    std::string unusable_why_;
+
+    void *slot_memory_ = nullptr;
+    std::vector<std::vector<Slot>> worker_slots_;
+    cudaStream_t h2d_ = nullptr;
+    cudaStream_t d2h_ = nullptr;
+    StreamGate gate_;
+    std::vector<std::thread> workers_;
+
+    std::mutex mutex_;
+    std::condition_variable work_;  // a job became ready, or stopping
+    std::condition_variable idle_;  // a job completed
+    std::list<std::shared_ptr<Job>> queue_;  // jobs with chunks not yet claimed
+    std::size_t in_flight_ = 0;
+    bool stopping_ = false;
+    std::unordered_map<cudaStream_t, std::pair<xfer_status, std::string>> stream_errors_;
+};
+
+}  // namespace xfer::cuda::pageable

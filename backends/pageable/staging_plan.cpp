@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "staging_plan.hpp"
+
+#include <algorithm>
+
+namespace xfer::cuda::pageable {
+
+std::size_t auto_threads(std::size_t hardware_threads) noexcept {
+    return std::clamp<std::size_t>(hardware_threads, 1, k_max_auto_threads);
+}
+
+std::size_t auto_slots(std::size_t threads) noexcept { return 2 * std::max<std::size_t>(threads, 1); }
+
+std::size_t chunk_count(std::size_t bytes, std::size_t chunk) noexcept {
+    return chunk == 0 ? 0 : (bytes + chunk - 1) / chunk;
+}
+
+Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept {
+    const std::size_t offset = index * chunk;
+    if (offset >= bytes) {
+        return Span{bytes, 0};
+    }
+    return Span{offset, std::min(chunk, bytes - offset)};
+}
+
+}  // namespace xfer::cuda::pageable
+
+namespace xfer::cuda::pageable {
+
+std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept {
+    constexpr std::size_t page = 4096;
+    const std::size_t share = bytes / std::max<std::size_t>(threads, 1);
+    std::size_t chunk = std::max(share, k_min_chunk_bytes);
+    chunk = (chunk + page - 1) / page * page;
+    return std::max<std::size_t>(std::min(chunk, slot_bytes), 1);
+}
+
+}  // namespace xfer::cuda::pageable
