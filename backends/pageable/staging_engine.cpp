@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "staging_engine.hpp"
 
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <new>
@@ -20,7 +21,8 @@ struct StagingEngine::Job {
     std::size_t chunk = 0;
     std::size_t chunks = 0;
     cudaStream_t stream = nullptr;
-    StreamGate::Ticket ticket;
+    StreamGate::Ticket ticket;  // the gate the user's stream waits at
+    StreamGate::Ticket start;   // the flag the user's stream sets when it reaches the copy
     // Under the engine's mutex_:
     bool ready = false;
     std::size_t next = 0;
@@ -129,6 +131,12 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     try {
         job = std::make_shared<Job>();
         job->ticket = gate_.acquire();
+        try {
+            job->start = gate_.acquire();
+        } catch (...) {
+            gate_.give_back(job->ticket);
+            throw;
+        }
     } catch (const std::bad_alloc &) {
         return fail(XFER_ERROR_OUT_OF_MEMORY, "staged copy of %zu bytes: out of host memory for its bookkeeping",
                     bytes);
@@ -150,11 +158,12 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
         }
     } catch (const std::bad_alloc &) {
         gate_.give_back(job->ticket);
+        gate_.give_back(job->start);
         return fail(XFER_ERROR_OUT_OF_MEMORY, "staged copy of %zu bytes: out of host memory for its bookkeeping",
                     bytes);
     }
-    const cudaError_t launched = cudaLaunchHostFunc(stream, &StagingEngine::mark_ready, job.get());
-    if (launched != cudaSuccess) {
+    const int signalled = gate_.signal_from_stream(stream, job->start);
+    if (signalled != 0) {
         {
             std::lock_guard<std::mutex> lock(mutex_);
             queue_.remove(job);
@@ -164,8 +173,11 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
             host_writes_.end(stream);
         }
         gate_.give_back(job->ticket);
-        return check(launched, "cudaLaunchHostFunc (the start of a staged copy of %zu bytes, in stream order)", bytes);
+        gate_.give_back(job->start);
+        return fail(XFER_ERROR_BACKEND, "cuStreamWriteValue32 (the start of a staged copy of %zu bytes, in stream "
+                    "order): CUresult %d", bytes, signalled);
     }
+    work_.notify_one();  // a sleeping worker starts polling for it
     if (auto st = gate_.hold(stream, job->ticket)) {
         // The copy will still run when the stream reaches it; without the gate nothing later
         // on the stream would wait for it, so this call waits instead.
@@ -176,22 +188,30 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     return XFER_SUCCESS;
 }
 
-void StagingEngine::mark_ready(void *p) noexcept {
-    auto *job = static_cast<Job *>(p);
-    StagingEngine *engine = job->engine;
-    {
-        std::lock_guard<std::mutex> lock(engine->mutex_);
-        job->ready = true;
+bool StagingEngine::poll_ready_locked() noexcept {
+    bool any = false;
+    for (const auto &job : queue_) {
+        if (!job->ready && gate_.is_open(job->start)) {
+            job->ready = true;
+            gate_.recycle(job->start);
+            any = true;
+        }
     }
-    engine->work_.notify_all();
+    return any;
 }
 
-bool StagingEngine::claim(std::vector<Slot> & /*slots*/, std::size_t & /*next_slot*/, bool wait, Claim *out) {
+bool StagingEngine::claim(bool wait, Claim *out) {
     std::unique_lock<std::mutex> lock(mutex_);
+    int idle_rounds = 0;
     for (;;) {
+        if (poll_ready_locked()) {
+            work_.notify_all();
+        }
+        bool waiting = false;
         for (auto it = queue_.begin(); it != queue_.end(); ++it) {
             Job &j = **it;
             if (!j.ready) {
+                waiting = true;
                 continue;
             }
             out->job = *it;
@@ -204,7 +224,25 @@ bool StagingEngine::claim(std::vector<Slot> & /*slots*/, std::size_t & /*next_sl
         if (stopping_ || !wait) {
             return false;
         }
+        if (waiting && !polling_) {
+            // One worker polls the ready flags of queued copies whose streams have not reached
+            // them yet: a few rounds of yielding (a stream usually gets there within
+            // microseconds), then short sleeps, so a copy waiting behind a long kernel costs
+            // little CPU yet starts within ~50 us of the kernel's end.
+            polling_ = true;
+            lock.unlock();
+            if (idle_rounds < 200) {
+                std::this_thread::yield();
+            } else {
+                std::this_thread::sleep_for(std::chrono::microseconds(idle_rounds < 1000 ? 10 : 50));
+            }
+            ++idle_rounds;
+            lock.lock();
+            polling_ = false;
+            continue;
+        }
         work_.wait(lock);
+        idle_rounds = 0;
     }
 }
 
@@ -230,7 +268,7 @@ void StagingEngine::worker(std::size_t index) noexcept {
         const bool room = pending.size() < slots.size();
         Claim c;
         // Block for work only with nothing of our own in flight.
-        if (room && claim(slots, next_slot, pending.empty(), &c)) {
+        if (room && claim(pending.empty(), &c)) {
             c.slot = take_slot();
             if (c.job->dir == XFER_TO_DEVICE) {
                 to_device(c);
@@ -284,7 +322,14 @@ void StagingEngine::to_host_dma(Claim &c) noexcept {
     if (j.failed.load(std::memory_order_acquire)) {
         return;
     }
-    cudaError_t err = cudaMemcpyAsync(c.slot->memory, j.device + s.offset, s.bytes, cudaMemcpyDeviceToHost, d2h_);
+    // The slot's last DMA may have been a to-device one on the other engine stream, still
+    // reading it: the copy engine must not overwrite it before that is done.
+    cudaError_t err = cudaStreamWaitEvent(d2h_, c.slot->done, 0);
+    if (err != cudaSuccess) {
+        j.fail_with(err, "cudaStreamWaitEvent (a staging slot's previous DMA)");
+        return;
+    }
+    err = cudaMemcpyAsync(c.slot->memory, j.device + s.offset, s.bytes, cudaMemcpyDeviceToHost, d2h_);
     if (err != cudaSuccess) {
         j.fail_with(err, "cudaMemcpyAsync(chunk " + std::to_string(c.index + 1) + " of " + std::to_string(j.chunks) +
                              ", cudaMemcpyDeviceToHost into a staging slot)");

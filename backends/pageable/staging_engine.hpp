@@ -3,9 +3,11 @@
 // at page-locked speed, truly asynchronous and in stream order.
 //
 // How a staged copy runs. At call time three things are queued and the call returns:
-//   1. on the user's stream, a host function that marks the copy *ready* when the stream
-//      reaches it (so it starts after all earlier work on that stream, e.g. a to-host copy
-//      into the same host range);
+//   1. on the user's stream, a write of a *ready* flag (StreamGate::signal_from_stream) when
+//      the stream reaches it, so the copy starts after all earlier work on that stream (e.g.
+//      a to-host copy into the same host range). A worker polls the flags of queued copies.
+//      Not a host function: CUDA runs every host function of the process on one thread, so
+//      one that blocks (a user's) would stall every staged copy behind it;
 //   2. on the user's stream, a gate (StreamGate::hold): later work on that stream waits until
 //      the copy's bytes have arrived;
 //   3. the job, in the engine's queue.
@@ -75,8 +77,8 @@ private:
 
     bool start() noexcept;  // makes slots, streams, the gate and the workers; once
     void stop_workers() noexcept;
-    static void mark_ready(void *job) noexcept;  // host function: makes no CUDA call
-    bool claim(std::vector<Slot> &slots, std::size_t &next_slot, bool wait, Claim *out);
+    bool claim(bool wait, Claim *out);
+    bool poll_ready_locked() noexcept;  // marks jobs whose stream reached them; true if any
     void worker(std::size_t index) noexcept;
     void to_device(Claim &c) noexcept;
     void to_host_dma(Claim &c) noexcept;
@@ -107,6 +109,7 @@ private:
     std::list<std::shared_ptr<Job>> queue_;  // jobs with chunks not yet claimed
     std::size_t in_flight_ = 0;
     bool stopping_ = false;
+    bool polling_ = false;  // a worker is polling the ready flags
     std::unordered_map<cudaStream_t, std::pair<xfer_status, std::string>> stream_errors_;
 };
 

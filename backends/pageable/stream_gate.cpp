@@ -169,6 +169,31 @@ void StreamGate::open_from_host(const Ticket &t) noexcept {
     free_.push_back(t.index);
 }
 
+int StreamGate::signal_from_stream(cudaStream_t stream, const Ticket &t) noexcept {
+    const auto to = reinterpret_cast<DriverMemOp>(write_);
+    std::uint64_t device = 0;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        device = words_[t.index].device;
+    }
+    return static_cast<int>(to(reinterpret_cast<CUstream>(stream), device, t.target, CU_STREAM_WRITE_VALUE_DEFAULT));
+}
+
+bool StreamGate::is_open(const Ticket &t) noexcept {
+    std::uint32_t *word = nullptr;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        word = words_[t.index].host;
+    }
+    // Wrap-around safe, as the driver's own GEQ compare: (int32_t)(value - target) >= 0.
+    return static_cast<std::int32_t>(__atomic_load_n(word, __ATOMIC_ACQUIRE) - t.target) >= 0;
+}
+
+void StreamGate::recycle(const Ticket &t) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(t.index);
+}
+
 void StreamGate::stop() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     for (Word &w : words_) {

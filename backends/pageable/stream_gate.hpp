@@ -50,6 +50,14 @@ public:
     // Opens the flag now, from the host (the work it guards is done), and recycles the word.
     void open_from_host(const Ticket &t) noexcept;
 
+    // The other way round: `stream` sets the flag when it reaches this point (a signal to the
+    // host, which polls it with is_open, then recycles the word). Returns the CUresult.
+    int signal_from_stream(cudaStream_t stream, const Ticket &t) noexcept;
+    // Whether the flag has reached the ticket's value; a plain read of mapped memory.
+    bool is_open(const Ticket &t) noexcept;
+    // Gives back a word whose signal was seen (is_open returned true).
+    void recycle(const Ticket &t) noexcept;
+
     // Frees the flag pages (after every gate was opened and its streams have passed it).
     void stop() noexcept;
 
