@@ -87,6 +87,14 @@ def _check(status, call):
         raise Error(status, call, detail)
 
 
+def _ready(status, call):
+    """The *_query calls: SUCCESS -> True, NOT_READY -> False, anything else raises."""
+    if status == _capi.XFER_ERROR_NOT_READY:
+        return False
+    _check(status, call)
+    return True
+
+
 def _size(value, what):
     """A non-negative int for a size_t argument; refuses what ctypes would wrap or truncate."""
     value = int(value)
@@ -368,11 +376,7 @@ class Stream(_Handle):
 
     def query(self):
         """True when all queued work is done; never blocks."""
-        st = lib().xfer_stream_query(self.handle)
-        if st == _capi.XFER_ERROR_NOT_READY:
-            return False
-        _check(st, "xfer_stream_query")
-        return True
+        return _ready(lib().xfer_stream_query(self.handle), "xfer_stream_query")
 
     def wait(self, event):
         """Later work on this stream waits for event (xfer_stream_wait_event)."""
@@ -413,11 +417,7 @@ class Event(_Handle):
 
     def query(self):
         """True when the event has completed (or was never recorded); never blocks."""
-        st = lib().xfer_event_query(self.handle)
-        if st == _capi.XFER_ERROR_NOT_READY:
-            return False
-        _check(st, "xfer_event_query")
-        return True
+        return _ready(lib().xfer_event_query(self.handle), "xfer_event_query")
 
     @staticmethod
     def elapsed_ms(start, end):

@@ -137,6 +137,15 @@ inline std::vector<Param> params()
 }
 
 namespace detail {
+// The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else throws.
+inline bool ready(xfer_status st, const char *call)
+{
+    if (st == XFER_ERROR_NOT_READY)
+        return false;
+    check(st, call);
+    return true;
+}
+
 // Move-only ownership of one C handle; Release is the C function that frees it.
 template <class Handle, xfer_status (*Release)(Handle)> class Owner {
   public:
@@ -238,11 +247,7 @@ class Stream {
     /// true when all queued work is done (xfer_stream_query; never blocks).
     bool query() const
     {
-        xfer_status st = xfer_stream_query(get());
-        if (st == XFER_ERROR_NOT_READY)
-            return false;
-        check(st, "xfer_stream_query");
-        return true;
+        return detail::ready(xfer_stream_query(get()), "xfer_stream_query");
     }
     /// Later work on this stream waits for `e` (xfer_stream_wait_event).
     inline void wait(const Event &e) const;
@@ -280,11 +285,7 @@ class Event {
     /// true when the event has completed (or was never recorded); never blocks.
     bool query() const
     {
-        xfer_status st = xfer_event_query(get());
-        if (st == XFER_ERROR_NOT_READY)
-            return false;
-        check(st, "xfer_event_query");
-        return true;
+        return detail::ready(xfer_event_query(get()), "xfer_event_query");
     }
     /// Milliseconds from `start` to `end` (xfer_event_elapsed_ms).
     static float elapsed_ms(const Event &start, const Event &end)

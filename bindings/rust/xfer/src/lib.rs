@@ -112,6 +112,14 @@ fn check(st: sys::xfer_status, call: &'static str) -> Result<()> {
     Err(Error { status: st, call, message })
 }
 
+// The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else an error.
+fn ready(st: sys::xfer_status, call: &'static str) -> Result<bool> {
+    match st {
+        sys::XFER_ERROR_NOT_READY => Ok(false),
+        st => check(st, call).map(|_| true),
+    }
+}
+
 /// (major, minor, patch) of the loaded libxfer.
 pub fn version() -> Result<(i32, i32, i32)> {
     let (mut a, mut b, mut c) = (0, 0, 0);
@@ -459,10 +467,7 @@ impl Stream<'_> {
     }
     /// true when all queued work is done; never blocks.
     pub fn query(&self) -> Result<bool> {
-        match unsafe { sys::xfer_stream_query(self.raw) } {
-            sys::XFER_ERROR_NOT_READY => Ok(false),
-            st => check(st, "xfer_stream_query").map(|_| true),
-        }
+        ready(unsafe { sys::xfer_stream_query(self.raw) }, "xfer_stream_query")
     }
     /// Later work on this stream waits for `event`.
     pub fn wait_event(&self, event: &Event<'_>) -> Result<()> {
@@ -502,10 +507,7 @@ impl Event<'_> {
     }
     /// true when the event has completed (or was never recorded); never blocks.
     pub fn query(&self) -> Result<bool> {
-        match unsafe { sys::xfer_event_query(self.raw) } {
-            sys::XFER_ERROR_NOT_READY => Ok(false),
-            st => check(st, "xfer_event_query").map(|_| true),
-        }
+        ready(unsafe { sys::xfer_event_query(self.raw) }, "xfer_event_query")
     }
     /// Milliseconds from `self` to `end`.
     pub fn elapsed_ms(&self, end: &Event<'_>) -> Result<f32> {
