@@ -58,14 +58,20 @@ out=$("$work/consumer-build/example_roundtrip" 3000001)
 echo "find_package: $out"
 [ "$out" = "host: 3000001 bytes round-tripped intact" ] || fail "find_package program: $out"
 
-# find_package refuses an incompatible major version.
+# The version file accepts 1.0 and refuses another major version.
 cat >"$work/version-check.cmake" <<CM
-find_package(xfer 2 CONFIG QUIET PATHS "$prefix" NO_DEFAULT_PATH)
-if(xfer_FOUND)
-  message(FATAL_ERROR "find_package(xfer 2) accepted version \${xfer_VERSION}")
-endif()
-find_package(xfer 1.0 CONFIG REQUIRED PATHS "$prefix" NO_DEFAULT_PATH)
-message(STATUS "xfer_VERSION=\${xfer_VERSION}")
+foreach(asked 1.0 2.0 0.9)
+  string(REPLACE "." ";" parts "\${asked}")
+  list(GET parts 0 PACKAGE_FIND_VERSION_MAJOR)
+  set(PACKAGE_FIND_VERSION "\${asked}")
+  include("$prefix/$libdir/cmake/xfer/xferConfigVersion.cmake")
+  message(STATUS "find_package(xfer \${asked}): compatible=\${PACKAGE_VERSION_COMPATIBLE} (version \${PACKAGE_VERSION})")
+  if(asked STREQUAL "1.0" AND NOT PACKAGE_VERSION_COMPATIBLE)
+    message(FATAL_ERROR "xfer \${PACKAGE_VERSION} refused a request for 1.0")
+  elseif(NOT asked STREQUAL "1.0" AND PACKAGE_VERSION_COMPATIBLE)
+    message(FATAL_ERROR "xfer \${PACKAGE_VERSION} accepted a request for \${asked}")
+  endif()
+endforeach()
 CM
 "$cmake" -P "$work/version-check.cmake" || fail "CMake version file"
 

@@ -44,6 +44,7 @@ TEST(XferHpp, RoundTripsDoublesThroughTheDeviceView)
     done.record(s);
     done.synchronize();
     EXPECT_TRUE(done.query());
+    s.synchronize();
     EXPECT_TRUE(s.query());
     for (std::size_t i = 0; i < host.size(); ++i)
         ASSERT_EQ(host[i], (i >= 8 && i < 24) ? 0.5 * static_cast<double>(i) - 7.25 : -1.0) << i;
