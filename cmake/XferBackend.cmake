@@ -4,6 +4,7 @@
 function(xfer_add_backend name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target xfer-backend-${name})
+  # libcudart may be bundled next to libxfer.so (XFER_BUNDLE_RUNTIME) or come from the toolkit.
   set(_xfer_plugin_rpath "$ORIGIN/..")
   if(XFER_HAVE_CUDA AND CUDAToolkit_LIBRARY_DIR)
     list(APPEND _xfer_plugin_rpath "${CUDAToolkit_LIBRARY_DIR}")
@@ -14,12 +15,21 @@ function(xfer_add_backend name)
     PREFIX "lib"
     OUTPUT_NAME "xfer-backend-${name}"
     LIBRARY_OUTPUT_DIRECTORY "${XFER_PLUGIN_OUTPUT_DIR}"
-    # libcudart may be bundled next to libxfer.so (XFER_BUNDLE_RUNTIME) or in the toolkit.
-    # One RUNPATH for build and install trees: CMake pads a separate build RUNPATH with a
-    # trailing ':', and an empty entry means the current directory.
+    # One RUNPATH in the build tree, linked directly: CMake pads a separate build RUNPATH with a
+    # trailing ':' for later rewriting, and an empty entry means the current directory.
     INSTALL_RPATH "${_xfer_plugin_rpath}"
     BUILD_WITH_INSTALL_RPATH ON)
   # Unresolved symbols in a plugin would only show at load time; fail at link time instead.
   target_link_options(${target} PRIVATE "LINKER:--no-undefined" "LINKER:--enable-new-dtags")
-  install(TARGETS ${target} LIBRARY DESTINATION "${XFER_PLUGIN_SUBDIR}")
+  xfer_install_module(${target} "${XFER_PLUGIN_SUBDIR}")
+endfunction()
+
+# xfer_install_module(<target> <destination>)
+# Installs a plugin-like shared library whose RUNPATH in the install tree is "$ORIGIN/.." alone
+# (lib/, where a bundled libcudart may sit): no path of the build machine (e.g. the toolkit's
+# lib folder) leaves with it. Installed, libcudart otherwise comes from the system loader path
+# (ldconfig, LD_LIBRARY_PATH). file(RPATH_SET) rewrites in place (the new value is never longer).
+function(xfer_install_module target destination)
+  install(TARGETS ${target} LIBRARY DESTINATION "${destination}")
+  install(CODE "file(RPATH_SET FILE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${destination}/$<TARGET_FILE_NAME:${target}>\" NEW_RPATH \"$ORIGIN/..\")")
 endfunction()

@@ -22,3 +22,10 @@ foreach(entry ${_xfer_bundle})
   configure_file("${src}" "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/${name}" COPYONLY)
   message(STATUS "xfer: bundled ${name} into ${CMAKE_LIBRARY_OUTPUT_DIRECTORY}")
 endforeach()
+# An install made from such a build carries the same libraries in lib/ (plugins and the tool's
+# kernels find them through RUNPATH $ORIGIN/..).
+foreach(entry ${_xfer_bundle})
+  string(REPLACE "|" ";" parts "${entry}")
+  list(GET parts 1 name)
+  install(FILES "${CMAKE_LIBRARY_OUTPUT_DIRECTORY}/${name}" DESTINATION "${CMAKE_INSTALL_LIBDIR}")
+endforeach()

@@ -12,6 +12,8 @@ packages=(
   nlohmann-json3-dev                          # JSON reports
   gnuplot-nox                                 # xfer-tool plot
   python3 python3-jsonschema                  # schema check of xfer-tool's JSON in the tests
+  python3-numpy python3-pytest                # the Python binding and its tests
+  gfortran                                    # the Fortran module and its test
 )
 
 missing=()

@@ -33,19 +33,6 @@ const char *source_name(xfer_param_source source)
     }
 }
 
-std::vector<xfer_backend_info> backends()
-{
-    int count = 0;
-    check(xfer_backend_count(&count), "xfer_backend_count");
-    std::vector<xfer_backend_info> list;
-    for (int i = 0; i < count; ++i) {
-        xfer_backend_info info{};
-        check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
-        list.push_back(info);
-    }
-    return list;
-}
-
 void print_backends(const std::vector<xfer_backend_info> &list)
 {
     std::cout << "Backends (plugin search order):\n";
@@ -133,7 +120,7 @@ int run_list()
 {
     try {
         std::cout << "xfer-tool " << XFER_TOOL_VERSION << " (libxfer " << library_version() << ")\n\n";
-        const std::vector<xfer_backend_info> list = backends();
+        const std::vector<xfer_backend_info> list = xfer::backends();
         print_backends(list);
         print_devices(list);
         print_parameters();

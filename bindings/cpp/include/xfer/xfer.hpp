@@ -1,0 +1,375 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// xfer.hpp -- header-only C++ layer over the C API in <xfer/xfer.h> (C++17; std::span views
+// under C++20).
+//
+//  - Owning, move-only handles: xfer::Context, Buffer, Stream, Event. The destructor releases
+//    the C handle (xfer_close / xfer_free / xfer_stream_destroy / xfer_event_destroy), which
+//    waits for queued work that uses it (the C contract: releasing is deferred in stream
+//    order). A moved-from object holds no handle; its destructor does nothing.
+//  - Every failing call throws xfer::Error, which carries the xfer_status and the message
+//    "<C function>: <STATUS>: <xfer_last_error()>". Destructors never throw (a failure while
+//    releasing is ignored: the C library releases the handle anyway).
+//  - Host views as spans tied to the buffer: Buffer::host_span<T>() (std::span<T> in C++20,
+//    xfer::span<T> in C++17 with the same data()/size()/begin()/end()/operator[]).
+//  - Thread-safety: as the C API (every call may come from any thread); one C++ object is not
+//    meant to be moved or destroyed while another thread uses it.
+//  - get() returns the C handle, so C++ and C calls mix freely.
+//
+// Example (complete program in bindings/cpp/example_roundtrip.cpp, built and run by the tests):
+//
+//     xfer::Context ctx("host", 0);
+//     xfer::Buffer buf(ctx, 1 << 20);
+//     xfer::Stream s(ctx);
+//     auto host = buf.host_span<float>();
+//     std::fill(host.begin(), host.end(), 1.5f);
+//     buf.copy_async(XFER_TO_DEVICE, s);
+//     buf.copy_async(XFER_TO_HOST, s);
+//     s.synchronize();
+#ifndef XFER_XFER_HPP
+#define XFER_XFER_HPP
+
+#include <xfer/xfer.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+#if __cplusplus >= 202002L && __has_include(<span>)
+#include <span>
+#endif
+
+namespace xfer {
+
+/// A failed xfer call: the status and "<call>: <STATUS>: <detail from xfer_last_error()>".
+class Error : public std::runtime_error {
+  public:
+    Error(xfer_status status, const std::string &message) : std::runtime_error(message), status_(status) {}
+    xfer_status status() const noexcept { return status_; }
+
+  private:
+    xfer_status status_;
+};
+
+/// "<call>: <STATUS>: <xfer_last_error()>" (the detail once, even when it already names the call).
+inline std::string describe_failure(xfer_status st, const char *call)
+{
+    std::string message = std::string(call) + ": " + xfer_status_string(st);
+    const char *last = xfer_last_error();
+    std::string detail = last ? last : "";
+    const std::string prefix = std::string(call) + ": ";
+    if (detail.rfind(prefix, 0) == 0)
+        detail = detail.substr(prefix.size());
+    if (!detail.empty())
+        message += ": " + detail;
+    return message;
+}
+
+/// Throws Error unless st is XFER_SUCCESS.
+inline void check(xfer_status st, const char *call)
+{
+    if (st != XFER_SUCCESS)
+        throw Error(st, describe_failure(st, call));
+}
+
+#if __cplusplus >= 202002L && __has_include(<span>)
+template <class T> using span = std::span<T>;
+#else
+/// The part of std::span a host view needs, for C++17 users.
+template <class T> class span {
+  public:
+    span() = default;
+    span(T *data, std::size_t size) : data_(data), size_(size) {}
+    T *data() const noexcept { return data_; }
+    std::size_t size() const noexcept { return size_; }
+    std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+    bool empty() const noexcept { return size_ == 0; }
+    T *begin() const noexcept { return data_; }
+    T *end() const noexcept { return data_ + size_; }
+    T &operator[](std::size_t i) const { return data_[i]; }
+
+  private:
+    T *data_ = nullptr;
+    std::size_t size_ = 0;
+};
+#endif
+
+/// The loaded library's version (xfer_get_version).
+struct Version {
+    int major, minor, patch;
+};
+inline Version version()
+{
+    Version v{};
+    check(xfer_get_version(&v.major, &v.minor, &v.patch), "xfer_get_version");
+    return v;
+}
+
+/// Every backend on the plugin search path, available or not (xfer_backend_count/_get_info).
+inline std::vector<xfer_backend_info> backends()
+{
+    int count = 0;
+    check(xfer_backend_count(&count), "xfer_backend_count");
+    std::vector<xfer_backend_info> out(static_cast<std::size_t>(count));
+    for (int i = 0; i < count; ++i)
+        check(xfer_backend_get_info(i, &out[static_cast<std::size_t>(i)]), "xfer_backend_get_info");
+    return out;
+}
+
+/// One configuration parameter, copied (the C strings live only until the next call).
+struct Param {
+    std::string section, name, env, type, value, default_value, help;
+    xfer_param_source source;
+};
+/// The effective configuration (xfer_param_count/_get_info).
+inline std::vector<Param> params()
+{
+    int count = 0;
+    check(xfer_param_count(&count), "xfer_param_count");
+    std::vector<Param> out;
+    for (int i = 0; i < count; ++i) {
+        xfer_param_info p{};
+        check(xfer_param_get_info(i, &p), "xfer_param_get_info");
+        out.push_back({p.section, p.name, p.env, p.type, p.value, p.default_value, p.help, p.source});
+    }
+    return out;
+}
+
+namespace detail {
+// The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else throws.
+inline bool ready(xfer_status st, const char *call)
+{
+    if (st == XFER_ERROR_NOT_READY)
+        return false;
+    check(st, call);
+    return true;
+}
+
+// Move-only ownership of one C handle; Release is the C function that frees it.
+template <class Handle, xfer_status (*Release)(Handle)> class Owner {
+  public:
+    Owner() = default;
+    explicit Owner(Handle h) noexcept : h_(h) {}
+    ~Owner() { reset(); }
+    Owner(Owner &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Owner &operator=(Owner &&o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            h_ = std::exchange(o.h_, nullptr);
+        }
+        return *this;
+    }
+    Owner(const Owner &) = delete;
+    Owner &operator=(const Owner &) = delete;
+    Handle get() const noexcept { return h_; }
+    Handle release() noexcept { return std::exchange(h_, nullptr); }
+    void reset() noexcept
+    {
+        if (h_)
+            (void)Release(std::exchange(h_, nullptr)); // destructors cannot report: see the header
+    }
+
+  private:
+    Handle h_ = nullptr;
+};
+} // namespace detail
+
+class Stream;
+class Event;
+
+/// One backend bound to one device (xfer_open / xfer_close).
+class Context {
+  public:
+    /// backend "" (or nullptr) and device -1: from XFER_BACKEND / XFER_DEVICE / XFER_CONFIG.
+    explicit Context(const std::string &backend = "", int device = -1)
+    {
+        xfer_context h = nullptr;
+        check(xfer_open(backend.empty() ? nullptr : backend.c_str(), device, &h), "xfer_open");
+        h_ = Owner(h);
+        xfer_context_info info{};
+        check(xfer_context_get_info(h, &info), "xfer_context_get_info"); // h_ closes it if this throws
+        backend_ = info.backend ? info.backend : backend;
+        device_ = info.device;
+        kind_ = info.device_kind;
+        caps_ = info.caps;
+    }
+
+    xfer_context get() const noexcept { return h_.get(); }
+    const std::string &backend() const noexcept { return backend_; }
+    int device() const noexcept { return device_; }
+    xfer_device_kind device_kind() const noexcept { return kind_; }
+    /// XFER_CAP_* bits.
+    unsigned caps() const noexcept { return caps_; }
+
+    /// xfer_device_get_info.
+    xfer_device_info device_info() const
+    {
+        xfer_device_info info{};
+        check(xfer_device_get_info(get(), &info), "xfer_device_get_info");
+        return info;
+    }
+
+    /// Raw copy between any pointers this context reaches (xfer_memcpy_async).
+    inline void memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
+                             const Stream &s) const;
+    /// Many raw copies as one batch (xfer_memcpy_batch_async); the vectors are read during the call.
+    inline void memcpy_batch_async(const std::vector<void *> &dsts, const std::vector<const void *> &srcs,
+                                   const std::vector<std::size_t> &sizes, xfer_copy_kind kind,
+                                   const Stream &s) const;
+
+    /// Closes now (xfer_close), reporting a failure that the destructor would ignore. The
+    /// handle is released either way (the C contract).
+    void close() { check(xfer_close(h_.release()), "xfer_close"); }
+
+  private:
+    using Owner = detail::Owner<xfer_context, xfer_close>;
+    Owner h_;
+    std::string backend_;
+    int device_ = 0;
+    xfer_device_kind kind_ = XFER_DEVICE_KIND_HOST;
+    unsigned caps_ = 0;
+};
+
+/// An in-order queue of work (xfer_stream_create / xfer_stream_destroy).
+class Stream {
+  public:
+    explicit Stream(const Context &ctx)
+    {
+        xfer_stream h = nullptr;
+        check(xfer_stream_create(ctx.get(), &h), "xfer_stream_create");
+        h_ = Owner(h);
+    }
+    xfer_stream get() const noexcept { return h_.get(); }
+    /// Blocks until all queued work is done (xfer_stream_synchronize).
+    void synchronize() const { check(xfer_stream_synchronize(get()), "xfer_stream_synchronize"); }
+    /// true when all queued work is done (xfer_stream_query; never blocks).
+    bool query() const
+    {
+        return detail::ready(xfer_stream_query(get()), "xfer_stream_query");
+    }
+    /// Later work on this stream waits for `e` (xfer_stream_wait_event).
+    inline void wait(const Event &e) const;
+    /// Queues fn(user_data) after earlier work (xfer_stream_launch_host_func).
+    void launch_host_func(xfer_host_fn fn, void *user_data) const
+    {
+        check(xfer_stream_launch_host_func(get(), fn, user_data), "xfer_stream_launch_host_func");
+    }
+    /// The backend's stream (cudaStream_t on CUDA backends).
+    void *native() const
+    {
+        void *n = xfer_stream_native(get());
+        if (!n)
+            check(XFER_ERROR_INVALID_HANDLE, "xfer_stream_native");
+        return n;
+    }
+
+  private:
+    using Owner = detail::Owner<xfer_stream, xfer_stream_destroy>;
+    Owner h_;
+};
+
+/// A marker in a stream (xfer_event_create / xfer_event_destroy).
+class Event {
+  public:
+    explicit Event(const Context &ctx, unsigned flags = XFER_EVENT_DEFAULT)
+    {
+        xfer_event h = nullptr;
+        check(xfer_event_create(ctx.get(), flags, &h), "xfer_event_create");
+        h_ = Owner(h);
+    }
+    xfer_event get() const noexcept { return h_.get(); }
+    void record(const Stream &s) const { check(xfer_event_record(get(), s.get()), "xfer_event_record"); }
+    void synchronize() const { check(xfer_event_synchronize(get()), "xfer_event_synchronize"); }
+    /// true when the event has completed (or was never recorded); never blocks.
+    bool query() const
+    {
+        return detail::ready(xfer_event_query(get()), "xfer_event_query");
+    }
+    /// Milliseconds from `start` to `end` (xfer_event_elapsed_ms).
+    static float elapsed_ms(const Event &start, const Event &end)
+    {
+        float ms = 0;
+        check(xfer_event_elapsed_ms(start.get(), end.get(), &ms), "xfer_event_elapsed_ms");
+        return ms;
+    }
+
+  private:
+    using Owner = detail::Owner<xfer_event, xfer_event_destroy>;
+    Owner h_;
+};
+
+/// One logical array with a host view and a device view (xfer_alloc / xfer_free).
+class Buffer {
+  public:
+    Buffer(const Context &ctx, std::size_t bytes, unsigned flags = XFER_ALLOC_DEFAULT) : bytes_(bytes)
+    {
+        xfer_buffer h = nullptr;
+        check(xfer_alloc(ctx.get(), bytes, flags, &h), "xfer_alloc");
+        h_ = Owner(h);
+        host_ = xfer_host_ptr(h);
+        device_ = xfer_device_ptr(h);
+        if (!host_ || !device_)
+            throw Error(XFER_ERROR_INTERNAL, describe_failure(XFER_ERROR_INTERNAL, "xfer_host_ptr/xfer_device_ptr"));
+    }
+
+    xfer_buffer get() const noexcept { return h_.get(); }
+    /// Size in bytes.
+    std::size_t bytes() const noexcept { return bytes_; }
+    /// Host view (CPU memory) and device view (for device kernels) as typed pointers.
+    template <class T = unsigned char> T *host() const noexcept { return static_cast<T *>(host_); }
+    template <class T = unsigned char> T *device() const noexcept { return static_cast<T *>(device_); }
+    /// The host view as bytes() / sizeof(T) elements of T; valid while the buffer lives.
+    template <class T = unsigned char> span<T> host_span() const noexcept
+    {
+        return span<T>(static_cast<T *>(host_), bytes_ / sizeof(T));
+    }
+
+    /// Queues a copy of [offset, offset+bytes) between the views on `s` (xfer_copy_async).
+    void copy_async(xfer_direction dir, std::size_t offset, std::size_t bytes, const Stream &s) const
+    {
+        check(xfer_copy_async(get(), dir, offset, bytes, s.get()), "xfer_copy_async");
+    }
+    /// The whole buffer.
+    void copy_async(xfer_direction dir, const Stream &s) const { copy_async(dir, 0, bytes_, s); }
+    /// Copies and waits, on the context's internal stream (xfer_copy).
+    void copy(xfer_direction dir, std::size_t offset, std::size_t bytes) const
+    {
+        check(xfer_copy(get(), dir, offset, bytes), "xfer_copy");
+    }
+    void copy(xfer_direction dir) const { copy(dir, 0, bytes_); }
+
+  private:
+    using Owner = detail::Owner<xfer_buffer, xfer_free>;
+    Owner h_;
+    std::size_t bytes_ = 0;
+    void *host_ = nullptr;
+    void *device_ = nullptr;
+};
+
+inline void Context::memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
+                                  const Stream &s) const
+{
+    check(xfer_memcpy_async(get(), dst, src, bytes, kind, s.get()), "xfer_memcpy_async");
+}
+
+inline void Context::memcpy_batch_async(const std::vector<void *> &dsts, const std::vector<const void *> &srcs,
+                                        const std::vector<std::size_t> &sizes, xfer_copy_kind kind,
+                                        const Stream &s) const
+{
+    if (dsts.size() != srcs.size() || dsts.size() != sizes.size())
+        throw Error(XFER_ERROR_INVALID_ARGUMENT,
+                    "xfer::Context::memcpy_batch_async: dsts, srcs and sizes differ in length");
+    check(xfer_memcpy_batch_async(get(), dsts.data(), srcs.data(), sizes.data(), dsts.size(), kind, s.get()),
+          "xfer_memcpy_batch_async");
+}
+
+inline void Stream::wait(const Event &e) const
+{
+    check(xfer_stream_wait_event(get(), e.get()), "xfer_stream_wait_event");
+}
+
+} // namespace xfer
+
+#endif // XFER_XFER_HPP

@@ -1,0 +1,121 @@
+! SPDX-License-Identifier: Apache-2.0
+! The Fortran module on the `host` backend: real(c_float) (rank 2) and real(c_double) (rank 1)
+! arrays through the device view and back, every element checked; an error status and its
+! message checked; a raw copy between Fortran arrays. Prints PASS and stops 0 on success.
+program roundtrip
+  use, intrinsic :: iso_c_binding
+  use xfer
+  implicit none
+  type(c_ptr) :: ctx, buf, dbuf, s
+  real(c_float), pointer :: a(:, :), a_dev(:, :)
+  real(c_double), pointer :: d(:)
+  real(c_double), allocatable, target :: src(:), dst(:)
+  real(c_double), pointer :: bad(:)
+  integer(c_int) :: st, major, minor, patch
+  integer(c_size_t) :: bytes
+  integer :: i, j, failures
+  type(xfer_context_info) :: info
+  character(len=:), allocatable :: msg
+
+  failures = 0
+  call ok(xfer_get_version(major, minor, patch), "xfer_get_version")
+  call expect(major == XFER_VERSION_MAJOR, "library major version matches the module")
+  call ok(xfer_open_name("host", 0_c_int, ctx), "xfer_open")
+  call ok(xfer_context_get_info(ctx, info), "xfer_context_get_info")
+  call expect(xfer_f_string(info%backend) == "host", "backend name is host")
+  call ok(xfer_stream_create(ctx, s), "xfer_stream_create")
+
+  ! real(c_float), rank 2: 300 x 7
+  bytes = 300_c_size_t * 7_c_size_t * c_sizeof(0.0_c_float)
+  call ok(xfer_alloc(ctx, bytes, XFER_ALLOC_DEFAULT, buf), "xfer_alloc float")
+  call ok(xfer_host_view(buf, a, [300, 7]), "xfer_host_view float")
+  do j = 1, 7
+    do i = 1, 300
+      a(i, j) = real(i, c_float) * 0.25_c_float - real(j * 1000, c_float)
+    end do
+  end do
+  call ok(xfer_copy_async(buf, XFER_TO_DEVICE, 0_c_size_t, bytes, s), "xfer_copy_async to device")
+  call ok(xfer_stream_synchronize(s), "xfer_stream_synchronize")
+  ! The host backend's device view is host memory: check the bytes arrived there.
+  call c_f_pointer(xfer_device_ptr(buf), a_dev, [300, 7])
+  call expect(all(a_dev == a), "device view holds the floats")
+  a = -1.0_c_float
+  call ok(xfer_copy_async(buf, XFER_TO_HOST, 0_c_size_t, bytes, s), "xfer_copy_async to host")
+  call ok(xfer_stream_synchronize(s), "xfer_stream_synchronize")
+  do j = 1, 7
+    do i = 1, 300
+      if (a(i, j) /= real(i, c_float) * 0.25_c_float - real(j * 1000, c_float)) then
+        print *, "float mismatch at", i, j, a(i, j)
+        failures = failures + 1
+      end if
+    end do
+  end do
+
+  ! real(c_double), rank 1, synchronous copies
+  bytes = 100003_c_size_t * c_sizeof(0.0_c_double)
+  call ok(xfer_alloc(ctx, bytes, XFER_ALLOC_DEFAULT, dbuf), "xfer_alloc double")
+  call ok(xfer_host_view(dbuf, d, [100003]), "xfer_host_view double")
+  d = [(sin(real(i, c_double)) * 1.0e6_c_double, i = 1, 100003)]
+  call ok(xfer_copy(dbuf, XFER_TO_DEVICE, 0_c_size_t, bytes), "xfer_copy to device")
+  d = 0.0_c_double
+  call ok(xfer_copy(dbuf, XFER_TO_HOST, 0_c_size_t, bytes), "xfer_copy to host")
+  do i = 1, 100003
+    if (d(i) /= sin(real(i, c_double)) * 1.0e6_c_double) then
+      print *, "double mismatch at", i, d(i)
+      failures = failures + 1
+    end if
+  end do
+
+  ! Errors: a status and a message that says what was wrong; the buffer stays usable.
+  st = xfer_copy_async(buf, XFER_TO_DEVICE, 8_c_size_t, bytes, s)
+  call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "copy past the end is XFER_ERROR_OUT_OF_BOUNDS")
+  call expect(xfer_status_name(st) == "XFER_ERROR_OUT_OF_BOUNDS", "xfer_status_name")
+  msg = xfer_error_message()
+  call expect(index(msg, "offset 8") > 0, "message names the offset: " // msg)
+  st = xfer_copy_async(buf, 3_c_int, 0_c_size_t, 4_c_size_t, s)
+  call expect(st == XFER_ERROR_INVALID_ARGUMENT, "unknown direction is XFER_ERROR_INVALID_ARGUMENT")
+  st = xfer_host_view(dbuf, bad, [100004])
+  call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "a view larger than the buffer is refused")
+  st = xfer_open_name("no-such-backend", 0_c_int, s)
+  call expect(st == XFER_ERROR_BACKEND_NOT_FOUND, "unknown backend is XFER_ERROR_BACKEND_NOT_FOUND")
+  call expect(index(xfer_error_message(), "no-such-backend") > 0, "message names the backend")
+
+  ! Raw copy between two Fortran arrays.
+  allocate(src(4096), dst(4096))
+  src = [(real(i, c_double) / 3.0_c_double, i = 1, 4096)]
+  dst = 0
+  call ok(xfer_memcpy_async(ctx, c_loc(dst), c_loc(src), 4096_c_size_t * c_sizeof(0.0_c_double), &
+                            XFER_COPY_HOST_TO_HOST, s), "xfer_memcpy_async")
+  call ok(xfer_stream_synchronize(s), "xfer_stream_synchronize")
+  call expect(all(dst == src), "raw copy between Fortran arrays")
+
+  call ok(xfer_free(buf), "xfer_free")
+  call ok(xfer_free(dbuf), "xfer_free")
+  call ok(xfer_stream_destroy(s), "xfer_stream_destroy")
+  call ok(xfer_close(ctx), "xfer_close")
+  if (failures /= 0) then
+    print *, "FAIL:", failures, "checks failed"
+    error stop 1
+  end if
+  print "(a)", "PASS: Fortran round trip of real(c_float) and real(c_double) arrays on host"
+
+contains
+
+  subroutine ok(status, what)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: what
+    if (status /= XFER_SUCCESS) then
+      print "(a)", what // ": " // xfer_status_name(status) // ": " // xfer_error_message()
+      error stop 1
+    end if
+  end subroutine
+
+  subroutine expect(cond, what)
+    logical, intent(in) :: cond
+    character(len=*), intent(in) :: what
+    if (.not. cond) then
+      print "(a)", "check failed: " // what
+      failures = failures + 1
+    end if
+  end subroutine
+end program

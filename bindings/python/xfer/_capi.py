@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Raw ctypes declarations of <xfer/xfer.h>: every constant, struct and function, one line each.
+
+Every function has its argtypes and restype, so ctypes converts sizes as 64-bit size_t and
+pointers as full-width void*: nothing is truncated to int. To bind a new xfer.h function, add
+one line to FUNCTIONS (tools/check_bindings.py fails CI until you do).
+"""
+import ctypes
+import os
+from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint64, c_void_p
+
+# --------------------------------------------------------------------------- constants
+# Names and values exactly as in xfer.h (the coverage check compares both).
+XFER_VERSION_MAJOR = 1
+XFER_VERSION_MINOR = 0
+XFER_VERSION_PATCH = 0
+
+# enum xfer_status
+XFER_SUCCESS = 0
+XFER_ERROR_INVALID_ARGUMENT = 1
+XFER_ERROR_INVALID_HANDLE = 2
+XFER_ERROR_INVALID_SIZE = 3
+XFER_ERROR_OUT_OF_BOUNDS = 4
+XFER_ERROR_OUT_OF_MEMORY = 5
+XFER_ERROR_NOT_READY = 6
+XFER_ERROR_NOT_SUPPORTED = 7
+XFER_ERROR_NO_DEVICE = 8
+XFER_ERROR_BACKEND_NOT_FOUND = 9
+XFER_ERROR_BACKEND_UNAVAILABLE = 10
+XFER_ERROR_BACKEND_ABI = 11
+XFER_ERROR_CONFIG = 12
+XFER_ERROR_BACKEND = 13
+XFER_ERROR_INVALID_STATE = 14
+XFER_ERROR_INTERNAL = 15
+
+# enum xfer_direction
+XFER_TO_DEVICE = 1
+XFER_TO_HOST = 2
+
+# enum xfer_copy_kind
+XFER_COPY_HOST_TO_HOST = 0
+XFER_COPY_HOST_TO_DEVICE = 1
+XFER_COPY_DEVICE_TO_HOST = 2
+XFER_COPY_DEVICE_TO_DEVICE = 3
+XFER_COPY_DEFAULT = 4
+
+# enum xfer_device_kind
+XFER_DEVICE_KIND_HOST = 0
+XFER_DEVICE_KIND_CUDA = 1
+
+# enum xfer_param_source
+XFER_PARAM_DEFAULT = 0
+XFER_PARAM_FILE = 1
+XFER_PARAM_ENV = 2
+
+# flags
+XFER_ALLOC_DEFAULT = 0x0
+XFER_ALLOC_READ_MOSTLY = 0x1
+XFER_ALLOC_PREFER_DEVICE = 0x2
+XFER_ALLOC_PREFER_HOST = 0x4
+XFER_EVENT_DEFAULT = 0x0
+XFER_EVENT_DISABLE_TIMING = 0x1
+XFER_CAP_SHARED_VIEW = 0x1
+XFER_CAP_ASYNC_COPY = 0x2
+XFER_CAP_NO_COPY = 0x4
+XFER_CAP_MIGRATES = 0x8
+
+# --------------------------------------------------------------------------- types
+# C enums are pinned to 32 bits (the *_FORCE_INT32 members): c_int on every platform xfer runs on.
+xfer_status = c_int
+xfer_direction = c_int
+xfer_copy_kind = c_int
+xfer_device_kind = c_int
+xfer_param_source = c_int
+xfer_context = c_void_p
+xfer_buffer = c_void_p
+xfer_stream = c_void_p
+xfer_event = c_void_p
+xfer_host_fn = ctypes.CFUNCTYPE(None, c_void_p)
+
+
+class xfer_backend_info(Structure):
+    _fields_ = [("name", c_char_p), ("description", c_char_p), ("path", c_char_p), ("available", c_int),
+                ("reason", c_char_p), ("device_count", c_int), ("device_kind", xfer_device_kind),
+                ("abi_major", c_uint), ("abi_minor", c_uint)]
+
+
+class xfer_device_info(Structure):
+    _fields_ = [("name", c_char * 256), ("ordinal", c_int), ("kind", xfer_device_kind),
+                ("total_memory", c_uint64), ("free_memory", c_uint64), ("compute_major", c_int),
+                ("compute_minor", c_int), ("multiprocessors", c_int), ("pcie_generation", c_int),
+                ("pcie_width", c_int), ("pci_bus_id", c_char * 32), ("async_engine_count", c_int),
+                ("concurrent_managed_access", c_int), ("can_map_host_memory", c_int),
+                ("unified_addressing", c_int), ("driver_version", c_int), ("runtime_version", c_int)]
+
+
+class xfer_context_info(Structure):
+    _fields_ = [("backend", c_char_p), ("device", c_int), ("device_kind", xfer_device_kind), ("caps", c_uint)]
+
+
+class xfer_param_info(Structure):
+    _fields_ = [("section", c_char_p), ("name", c_char_p), ("env", c_char_p), ("type", c_char_p),
+                ("value", c_char_p), ("default_value", c_char_p), ("help", c_char_p),
+                ("source", xfer_param_source)]
+
+
+P = POINTER
+# --------------------------------------------------------------------------- functions
+# name: (restype, argtypes) -- one line per xfer.h function, in the header's order.
+FUNCTIONS = {
+    "xfer_get_version": (xfer_status, [P(c_int), P(c_int), P(c_int)]),
+    "xfer_status_string": (c_char_p, [xfer_status]),
+    "xfer_last_error": (c_char_p, []),
+    "xfer_backend_count": (xfer_status, [P(c_int)]),
+    "xfer_backend_get_info": (xfer_status, [c_int, P(xfer_backend_info)]),
+    "xfer_param_count": (xfer_status, [P(c_int)]),
+    "xfer_param_get_info": (xfer_status, [c_int, P(xfer_param_info)]),
+    "xfer_open": (xfer_status, [c_char_p, c_int, P(xfer_context)]),
+    "xfer_close": (xfer_status, [xfer_context]),
+    "xfer_context_get_info": (xfer_status, [xfer_context, P(xfer_context_info)]),
+    "xfer_device_get_info": (xfer_status, [xfer_context, P(xfer_device_info)]),
+    "xfer_alloc": (xfer_status, [xfer_context, c_size_t, c_uint, P(xfer_buffer)]),
+    "xfer_free": (xfer_status, [xfer_buffer]),
+    "xfer_host_ptr": (c_void_p, [xfer_buffer]),
+    "xfer_device_ptr": (c_void_p, [xfer_buffer]),
+    "xfer_buffer_size": (c_size_t, [xfer_buffer]),
+    "xfer_copy_async": (xfer_status, [xfer_buffer, xfer_direction, c_size_t, c_size_t, xfer_stream]),
+    "xfer_copy": (xfer_status, [xfer_buffer, xfer_direction, c_size_t, c_size_t]),
+    "xfer_memcpy_async": (xfer_status, [xfer_context, c_void_p, c_void_p, c_size_t, xfer_copy_kind, xfer_stream]),
+    "xfer_memcpy_batch_async": (xfer_status, [xfer_context, P(c_void_p), P(c_void_p), P(c_size_t), c_size_t, xfer_copy_kind, xfer_stream]),
+    "xfer_stream_create": (xfer_status, [xfer_context, P(xfer_stream)]),
+    "xfer_stream_destroy": (xfer_status, [xfer_stream]),
+    "xfer_stream_synchronize": (xfer_status, [xfer_stream]),
+    "xfer_stream_query": (xfer_status, [xfer_stream]),
+    "xfer_stream_wait_event": (xfer_status, [xfer_stream, xfer_event]),
+    "xfer_stream_launch_host_func": (xfer_status, [xfer_stream, xfer_host_fn, c_void_p]),
+    "xfer_stream_native": (c_void_p, [xfer_stream]),
+    "xfer_event_create": (xfer_status, [xfer_context, c_uint, P(xfer_event)]),
+    "xfer_event_destroy": (xfer_status, [xfer_event]),
+    "xfer_event_record": (xfer_status, [xfer_event, xfer_stream]),
+    "xfer_event_synchronize": (xfer_status, [xfer_event]),
+    "xfer_event_query": (xfer_status, [xfer_event]),
+    "xfer_event_elapsed_ms": (xfer_status, [xfer_event, xfer_event, P(c_float)]),
+}
+
+# --------------------------------------------------------------------------- loading
+_lib = None
+
+
+def library_path():
+    """XFER_LIBRARY (a path to libxfer.so) if set, else the loader's search for libxfer.so.1
+    (LD_LIBRARY_PATH, RUNPATH, ldconfig)."""
+    return os.environ.get("XFER_LIBRARY") or "libxfer.so.1"
+
+
+def lib():
+    """The loaded libxfer with every FUNCTIONS entry declared; loaded on first use."""
+    global _lib
+    if _lib is None:
+        handle = ctypes.CDLL(library_path())
+        for name, (restype, argtypes) in FUNCTIONS.items():
+            fn = getattr(handle, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+        _lib = handle
+    return _lib

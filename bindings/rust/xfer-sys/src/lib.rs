@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+//! Raw declarations of xfer's C API, exactly as in `xfer.h` (names, types, values).
+//!
+//! `size_t` is `usize`, `unsigned` is `c_uint`, enums are `c_int` (pinned to 32 bits in C),
+//! handles are pointers to opaque structs. Semantics, units, statuses and thread-safety of
+//! each function are those written in `xfer.h`. The safe layer is the `xfer` crate.
+//! To bind a new `xfer.h` function, add one line to the `extern "C"` block (the coverage
+//! check in CI fails until you do).
+#![allow(non_camel_case_types)]
+
+use std::os::raw::{c_char, c_float, c_int, c_uint, c_void};
+
+// ---------------------------------------------------------------- constants
+pub const XFER_VERSION_MAJOR: c_int = 1;
+pub const XFER_VERSION_MINOR: c_int = 0;
+pub const XFER_VERSION_PATCH: c_int = 0;
+
+pub type xfer_status = c_int;
+pub const XFER_SUCCESS: xfer_status = 0;
+pub const XFER_ERROR_INVALID_ARGUMENT: xfer_status = 1;
+pub const XFER_ERROR_INVALID_HANDLE: xfer_status = 2;
+pub const XFER_ERROR_INVALID_SIZE: xfer_status = 3;
+pub const XFER_ERROR_OUT_OF_BOUNDS: xfer_status = 4;
+pub const XFER_ERROR_OUT_OF_MEMORY: xfer_status = 5;
+pub const XFER_ERROR_NOT_READY: xfer_status = 6;
+pub const XFER_ERROR_NOT_SUPPORTED: xfer_status = 7;
+pub const XFER_ERROR_NO_DEVICE: xfer_status = 8;
+pub const XFER_ERROR_BACKEND_NOT_FOUND: xfer_status = 9;
+pub const XFER_ERROR_BACKEND_UNAVAILABLE: xfer_status = 10;
+pub const XFER_ERROR_BACKEND_ABI: xfer_status = 11;
+pub const XFER_ERROR_CONFIG: xfer_status = 12;
+pub const XFER_ERROR_BACKEND: xfer_status = 13;
+pub const XFER_ERROR_INVALID_STATE: xfer_status = 14;
+pub const XFER_ERROR_INTERNAL: xfer_status = 15;
+
+pub type xfer_direction = c_int;
+pub const XFER_TO_DEVICE: xfer_direction = 1;
+pub const XFER_TO_HOST: xfer_direction = 2;
+
+pub type xfer_copy_kind = c_int;
+pub const XFER_COPY_HOST_TO_HOST: xfer_copy_kind = 0;
+pub const XFER_COPY_HOST_TO_DEVICE: xfer_copy_kind = 1;
+pub const XFER_COPY_DEVICE_TO_HOST: xfer_copy_kind = 2;
+pub const XFER_COPY_DEVICE_TO_DEVICE: xfer_copy_kind = 3;
+pub const XFER_COPY_DEFAULT: xfer_copy_kind = 4;
+
+pub type xfer_device_kind = c_int;
+pub const XFER_DEVICE_KIND_HOST: xfer_device_kind = 0;
+pub const XFER_DEVICE_KIND_CUDA: xfer_device_kind = 1;
+
+pub type xfer_param_source = c_int;
+pub const XFER_PARAM_DEFAULT: xfer_param_source = 0;
+pub const XFER_PARAM_FILE: xfer_param_source = 1;
+pub const XFER_PARAM_ENV: xfer_param_source = 2;
+
+pub const XFER_ALLOC_DEFAULT: c_uint = 0x0;
+pub const XFER_ALLOC_READ_MOSTLY: c_uint = 0x1;
+pub const XFER_ALLOC_PREFER_DEVICE: c_uint = 0x2;
+pub const XFER_ALLOC_PREFER_HOST: c_uint = 0x4;
+pub const XFER_EVENT_DEFAULT: c_uint = 0x0;
+pub const XFER_EVENT_DISABLE_TIMING: c_uint = 0x1;
+pub const XFER_CAP_SHARED_VIEW: c_uint = 0x1;
+pub const XFER_CAP_ASYNC_COPY: c_uint = 0x2;
+pub const XFER_CAP_NO_COPY: c_uint = 0x4;
+pub const XFER_CAP_MIGRATES: c_uint = 0x8;
+
+// ---------------------------------------------------------------- types
+#[repr(C)]
+pub struct xfer_context_s {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct xfer_buffer_s {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct xfer_stream_s {
+    _private: [u8; 0],
+}
+#[repr(C)]
+pub struct xfer_event_s {
+    _private: [u8; 0],
+}
+pub type xfer_context = *mut xfer_context_s;
+pub type xfer_buffer = *mut xfer_buffer_s;
+pub type xfer_stream = *mut xfer_stream_s;
+pub type xfer_event = *mut xfer_event_s;
+pub type xfer_host_fn = Option<unsafe extern "C" fn(user_data: *mut c_void)>;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_backend_info {
+    pub name: *const c_char,
+    pub description: *const c_char,
+    pub path: *const c_char,
+    pub available: c_int,
+    pub reason: *const c_char,
+    pub device_count: c_int,
+    pub device_kind: xfer_device_kind,
+    pub abi_major: c_uint,
+    pub abi_minor: c_uint,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_device_info {
+    pub name: [c_char; 256],
+    pub ordinal: c_int,
+    pub kind: xfer_device_kind,
+    pub total_memory: u64,
+    pub free_memory: u64,
+    pub compute_major: c_int,
+    pub compute_minor: c_int,
+    pub multiprocessors: c_int,
+    pub pcie_generation: c_int,
+    pub pcie_width: c_int,
+    pub pci_bus_id: [c_char; 32],
+    pub async_engine_count: c_int,
+    pub concurrent_managed_access: c_int,
+    pub can_map_host_memory: c_int,
+    pub unified_addressing: c_int,
+    pub driver_version: c_int,
+    pub runtime_version: c_int,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_context_info {
+    pub backend: *const c_char,
+    pub device: c_int,
+    pub device_kind: xfer_device_kind,
+    pub caps: c_uint,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_param_info {
+    pub section: *const c_char,
+    pub name: *const c_char,
+    pub env: *const c_char,
+    pub type_: *const c_char,
+    pub value: *const c_char,
+    pub default_value: *const c_char,
+    pub help: *const c_char,
+    pub source: xfer_param_source,
+}
+
+// ---------------------------------------------------------------- functions
+extern "C" {
+    pub fn xfer_get_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int) -> xfer_status;
+    pub fn xfer_status_string(st: xfer_status) -> *const c_char;
+    pub fn xfer_last_error() -> *const c_char;
+    pub fn xfer_backend_count(count: *mut c_int) -> xfer_status;
+    pub fn xfer_backend_get_info(index: c_int, info: *mut xfer_backend_info) -> xfer_status;
+    pub fn xfer_param_count(count: *mut c_int) -> xfer_status;
+    pub fn xfer_param_get_info(index: c_int, info: *mut xfer_param_info) -> xfer_status;
+    pub fn xfer_open(backend: *const c_char, device: c_int, ctx: *mut xfer_context) -> xfer_status;
+    pub fn xfer_close(ctx: xfer_context) -> xfer_status;
+    pub fn xfer_context_get_info(ctx: xfer_context, info: *mut xfer_context_info) -> xfer_status;
+    pub fn xfer_device_get_info(ctx: xfer_context, info: *mut xfer_device_info) -> xfer_status;
+    pub fn xfer_alloc(ctx: xfer_context, bytes: usize, flags: c_uint, buf: *mut xfer_buffer) -> xfer_status;
+    pub fn xfer_free(buf: xfer_buffer) -> xfer_status;
+    pub fn xfer_host_ptr(buf: xfer_buffer) -> *mut c_void;
+    pub fn xfer_device_ptr(buf: xfer_buffer) -> *mut c_void;
+    pub fn xfer_buffer_size(buf: xfer_buffer) -> usize;
+    pub fn xfer_copy_async(buf: xfer_buffer, dir: xfer_direction, offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
+    pub fn xfer_copy(buf: xfer_buffer, dir: xfer_direction, offset: usize, bytes: usize) -> xfer_status;
+    pub fn xfer_memcpy_async(ctx: xfer_context, dst: *mut c_void, src: *const c_void, bytes: usize, kind: xfer_copy_kind, s: xfer_stream) -> xfer_status;
+    pub fn xfer_memcpy_batch_async(ctx: xfer_context, dsts: *const *mut c_void, srcs: *const *const c_void, sizes: *const usize, count: usize, kind: xfer_copy_kind, s: xfer_stream) -> xfer_status;
+    pub fn xfer_stream_create(ctx: xfer_context, s: *mut xfer_stream) -> xfer_status;
+    pub fn xfer_stream_destroy(s: xfer_stream) -> xfer_status;
+    pub fn xfer_stream_synchronize(s: xfer_stream) -> xfer_status;
+    pub fn xfer_stream_query(s: xfer_stream) -> xfer_status;
+    pub fn xfer_stream_wait_event(s: xfer_stream, e: xfer_event) -> xfer_status;
+    pub fn xfer_stream_launch_host_func(s: xfer_stream, f: xfer_host_fn, user_data: *mut c_void) -> xfer_status;
+    pub fn xfer_stream_native(s: xfer_stream) -> *mut c_void;
+    pub fn xfer_event_create(ctx: xfer_context, flags: c_uint, e: *mut xfer_event) -> xfer_status;
+    pub fn xfer_event_destroy(e: xfer_event) -> xfer_status;
+    pub fn xfer_event_record(e: xfer_event, s: xfer_stream) -> xfer_status;
+    pub fn xfer_event_synchronize(e: xfer_event) -> xfer_status;
+    pub fn xfer_event_query(e: xfer_event) -> xfer_status;
+    pub fn xfer_event_elapsed_ms(start: xfer_event, end: xfer_event, ms: *mut c_float) -> xfer_status;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, size_of};
+
+    // The layouts of xfer.h on LP64 (x86-64, aarch64 Linux).
+    #[test]
+    fn struct_layouts_match_the_header() {
+        assert_eq!(size_of::<usize>(), 8);
+        assert_eq!(size_of::<xfer_backend_info>(), 3 * 8 + 2 * 4 + 8 + 4 * 4); // int `available` is padded to 8
+        assert_eq!(size_of::<xfer_context_info>(), 8 + 3 * 4 + 4);
+        assert_eq!(size_of::<xfer_param_info>(), 7 * 8 + 8);
+        assert_eq!(size_of::<xfer_device_info>(), 256 + 2 * 4 + 2 * 8 + 5 * 4 + 32 + 6 * 4 + 4);
+        assert_eq!(align_of::<xfer_device_info>(), 8);
+    }
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+//! The safe layer on the `host` backend: values round-tripped and compared, errors with status
+//! and message, sizes above 4 GiB intact.
+use xfer::{sys, Context, Direction};
+
+fn host() -> Context {
+    Context::open(Some("host"), 0).expect("open host")
+}
+
+#[test]
+fn round_trips_f32_and_f64() {
+    let ctx = host();
+    assert_eq!(ctx.backend(), "host");
+    assert_eq!(ctx.device_kind(), sys::XFER_DEVICE_KIND_HOST);
+    let s = ctx.stream().unwrap();
+    let mut a = ctx.alloc(100_003 * 4, sys::XFER_ALLOC_DEFAULT).unwrap();
+    let expect: Vec<f32> = (0..100_003).map(|i| (i as f32).sin() * 1e3).collect();
+    a.host_as_mut::<f32>().unwrap().copy_from_slice(&expect);
+    a.copy_async(Direction::ToDevice, &s).unwrap().wait().unwrap();
+    // The host backend's device view is host memory: the bytes are there.
+    let dev = unsafe { std::slice::from_raw_parts(a.device_ptr() as *const f32, 100_003) };
+    assert_eq!(dev, &expect[..]);
+    a.host_as_mut::<f32>().unwrap().fill(0.0);
+    a.copy_async(Direction::ToHost, &s).unwrap().wait().unwrap();
+    assert_eq!(a.host_as::<f32>().unwrap(), &expect[..]);
+
+    let mut d = ctx.alloc(4099 * 8, 0).unwrap();
+    for (i, x) in d.host_as_mut::<f64>().unwrap().iter_mut().enumerate() {
+        *x = i as f64 / 7.0;
+    }
+    d.copy(Direction::ToDevice, 0, 4099 * 8).unwrap();
+    d.host_mut().fill(0);
+    {
+        let _pending = d.copy_range_async(Direction::ToHost, 8, 16, &s).unwrap(); // waited for on drop
+    }
+    let v = d.host_as::<f64>().unwrap();
+    assert_eq!(v[0], 0.0);
+    assert_eq!(v[1], 1.0 / 7.0);
+    assert_eq!(v[2], 2.0 / 7.0);
+    assert_eq!(v[3], 0.0);
+}
+
+#[test]
+fn errors_carry_status_and_message() {
+    let ctx = host();
+    let s = ctx.stream().unwrap();
+    let mut b = ctx.alloc(64, 0).unwrap();
+    let err = b.copy_range_async(Direction::ToDevice, 60, 8, &s).err().unwrap();
+    assert_eq!(err.status(), sys::XFER_ERROR_OUT_OF_BOUNDS);
+    assert_eq!(err.call(), "xfer_copy_async");
+    assert!(err.to_string().starts_with("xfer_copy_async: XFER_ERROR_OUT_OF_BOUNDS: "), "{err}");
+    // 5 GiB passes as a 64-bit size_t (truncation to 32 bits would leave 1 GiB).
+    let five_gib = 5usize << 30;
+    let err = b.copy_range_async(Direction::ToDevice, five_gib, 1, &s).err().unwrap();
+    assert!(err.message().contains(&format!("offset {five_gib} + bytes 1")), "{err}");
+    let err = Context::open(Some("no-such-backend"), 0).err().unwrap();
+    assert_eq!(err.status(), sys::XFER_ERROR_BACKEND_NOT_FOUND);
+    assert!(err.message().contains("no-such-backend"), "{err}");
+    assert_eq!(ctx.alloc(0, 0).err().unwrap().status(), sys::XFER_ERROR_INVALID_SIZE);
+    assert_eq!(ctx.alloc(8, 0x100).err().unwrap().status(), sys::XFER_ERROR_INVALID_ARGUMENT);
+    // misaligned typed view refused, buffer intact
+    let odd = ctx.alloc(6, 0).unwrap();
+    assert_eq!(odd.host_as::<f32>().err().unwrap().status(), sys::XFER_ERROR_INVALID_ARGUMENT);
+    b.host_mut()[0] = 0xa5;
+    b.copy(Direction::ToDevice, 0, 64).unwrap();
+    assert_eq!(unsafe { *(b.device_ptr() as *const u8) }, 0xa5);
+}
+
+#[test]
+fn streams_events_and_raw_copies() {
+    let ctx = host();
+    let a = ctx.stream().unwrap();
+    let b = ctx.stream().unwrap();
+    let start = ctx.event(sys::XFER_EVENT_DEFAULT).unwrap();
+    let end = ctx.event(sys::XFER_EVENT_DEFAULT).unwrap();
+    start.record(&a).unwrap();
+    let src: Vec<u8> = (0..65536u32).map(|i| (i * 7 + 3) as u8).collect();
+    let mut dst = vec![0u8; src.len()];
+    ctx.memcpy_host(&mut dst, &src, &a).unwrap();
+    assert_eq!(dst, src);
+    end.record(&a).unwrap();
+    b.wait_event(&end).unwrap();
+    b.synchronize().unwrap();
+    end.synchronize().unwrap();
+    assert!(end.query().unwrap() && a.query().unwrap());
+    assert!(start.elapsed_ms(&end).unwrap() >= 0.0);
+    assert!(!a.native().is_null());
+    let untimed = ctx.event(sys::XFER_EVENT_DISABLE_TIMING).unwrap();
+    untimed.record(&a).unwrap();
+    untimed.synchronize().unwrap();
+    assert_eq!(start.elapsed_ms(&untimed).err().unwrap().status(), sys::XFER_ERROR_INVALID_STATE);
+}
+
+#[test]
+fn library_queries_and_threads() {
+    assert_eq!(xfer::version().unwrap().0, sys::XFER_VERSION_MAJOR);
+    assert!(xfer::backends().unwrap().iter().any(|b| b.name == "host" && b.available));
+    assert!(xfer::params().unwrap().iter().any(|p| p.section.is_empty() && p.name == "backend"));
+    let ctx = host();
+    assert!(ctx.device_info().unwrap().total_memory > 0);
+    // Context is Sync: buffers allocated and round-tripped from several threads at once.
+    std::thread::scope(|scope| {
+        for t in 0..4u8 {
+            let ctx = &ctx;
+            scope.spawn(move || {
+                let s = ctx.stream().unwrap();
+                let mut b = ctx.alloc(4096, 0).unwrap();
+                b.host_mut().fill(t + 1);
+                b.copy_async(Direction::ToDevice, &s).unwrap().wait().unwrap();
+                b.host_mut().fill(0);
+                b.copy_async(Direction::ToHost, &s).unwrap().wait().unwrap();
+                assert!(b.host().iter().all(|&x| x == t + 1));
+            });
+        }
+    });
+}
