@@ -39,14 +39,21 @@ struct OptionSpec {
     const char *help;
 };
 
+std::string plain(double v) // 0.25, 1: shortest form
+{
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
 const std::string &repeats_help()
 {
     using A = AdaptiveRepeats;
     static const std::string text =
         "timed repeats of every measurement (min / median / max / mean / stddev are reported). Unless given, a "
         "measurement stops early once it has " + std::to_string(A::min_samples) + " samples (" +
-        std::to_string(A::quick_min_samples) + " with --quick) and has run " + format_value(A::seconds) +
-        " s or varies by less than " + format_value(A::steady_spread * 100) + "% (stddev / mean)";
+        std::to_string(A::quick_min_samples) + " with --quick) and has run " + plain(A::seconds) +
+        " s or varies by less than " + plain(A::steady_spread * 100) + "% (stddev / mean)";
     return text;
 }
 
