@@ -6,6 +6,7 @@
 #include "units.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <map>
 #include <stdexcept>
@@ -36,8 +37,13 @@ void describe(std::ostream &out, const char *label, const std::string &name, con
         out << ", " << r.run.time;
     if (!r.run.host.empty())
         out << " on " << r.run.host;
-    if (!r.results.empty() && !r.results.front().device.name.empty()) {
-        const DeviceSummary &d = r.results.front().device;
+    // The real device when there is one (compare on a GPU machine may include the host backend).
+    const WorkflowResult *shown = nullptr;
+    for (const WorkflowResult &res : r.results)
+        if (!res.device.name.empty() && (!shown || (shown->device.kind == "host" && res.device.kind != "host")))
+            shown = &res;
+    if (shown) {
+        const DeviceSummary &d = shown->device;
         out << ", " << d.name;
         if (!d.pcie_link.empty())
             out << " (" << d.pcie_link << ")";
