@@ -57,14 +57,16 @@ TEST(Cli, DefaultsAreThoseOfTheIssue)
 
 TEST(Cli, OptionsAreParsedWithUnits)
 {
-    Invocation inv = parse({"run", "roundtrip,access", "-b", "pinned,pageable", "--backend", "managed", "--size", "4MiB",
-                            "--sizes", "1KiB,1MB", "-r", "5", "--warmup", "0", "--copies", "16", "--copy-size", "1KB",
-                            "--stride", "8", "--seed", "7", "-f", "json", "-o", "out.json", "--trace", "t.json", "-q"});
+    Invocation inv = parse({"run", "roundtrip,access", "--backend", "pinned,pageable", "--backend", "managed", "--size",
+                            "4MiB", "--sizes", "1KiB,1MB", "-n", "5", "-w", "0", "--copies", "16", "--copy-size", "1KB",
+                            "--stride", "8", "--seed", "7", "--format", "json", "-o", "out.json", "--trace", "t.json",
+                            "-q"});
     EXPECT_EQ(inv.run.workflows, (std::vector<std::string>{"roundtrip", "access"}));
     EXPECT_EQ(inv.run.backends, (std::vector<std::string>{"pinned", "pageable", "managed"}));
     EXPECT_EQ(inv.run.size, 4u << 20);
     EXPECT_EQ(inv.run.sizes, (std::vector<std::uint64_t>{1024, 1000000}));
     EXPECT_EQ(inv.run.repeats, 5);
+    EXPECT_TRUE(inv.run.fixed_repeats);
     EXPECT_EQ(inv.run.warmup, 0);
     EXPECT_EQ(inv.run.copies, 16u);
     EXPECT_EQ(inv.run.copy_size, 1000u);
@@ -87,20 +89,32 @@ TEST(Cli, BackendAllAndCompareDefaults)
 
 TEST(Cli, BadInputSaysWhatIsWrong)
 {
-    EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot)");
+    EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot, diff)");
     EXPECT_EQ(usage_error({"run"}),
               "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access");
     EXPECT_EQ(usage_error({"run", "nope"}), "unknown workflow 'nope' (workflows: all, roundtrip, sync-async, bandwidth, "
                                             "vector-add, overlap, batching, access)");
     EXPECT_EQ(usage_error({"run", "all", "--size", "12XB"}),
-              "--size: '12XB' has an unknown unit 'XB' (use e.g. 4096, 4KiB, 256MiB, 1GiB, or 1GB = 10^9 bytes)");
+              "--size: '12XB': unknown size unit 'XB' (use B, KiB, MiB, GiB, TiB = powers of 1024, or KB, MB, GB, TB = "
+              "powers of 1000)");
+    // The library's grammar: what a configuration file refuses, the tool refuses too.
+    EXPECT_EQ(usage_error({"run", "all", "--size", "1.5GiB"}),
+              "--size: '1.5GiB': fractional sizes are not supported (write 1536MiB, not 1.5GiB)");
+    EXPECT_EQ(usage_error({"run", "all", "--direction", "up"}), "--direction: unknown direction 'up' (use h2d, d2h, bidir)");
+    EXPECT_EQ(usage_error({"run", "all", "--seed", "-1"}),
+              "--seed: '-1' is not a seed (a whole number from 0 to 2^64-1)");
+    EXPECT_NE(usage_error({"run", "all", "-b", "1MiB"}).find("unrecognised option '-b'"), std::string::npos);
+    EXPECT_EQ(usage_error({"diff", "a.json"}), "diff needs two reports: A.json B.json");
+    EXPECT_EQ(usage_error({"plot", "--kind", "pie", "t.json", "-o", "x.png"}),
+              "--kind: unknown plot kind 'pie' (use bandwidth or overlap)");
     EXPECT_EQ(usage_error({"run", "all", "--repeats", "0"}), "--repeats: 0 is below the minimum 1");
-    EXPECT_EQ(usage_error({"run", "all", "--streams", "two"}), "--streams: 'two' is not an integer");
+    EXPECT_EQ(usage_error({"run", "all", "--streams", "two"}), "--streams: 'two' is not an integer (not a whole number)");
     EXPECT_EQ(usage_error({"run", "all", "--format", "xml"}), "--format: unknown format 'xml' (use table, csv or json)");
     EXPECT_EQ(usage_error({"run", "all", "--backend", "all,host"}), "--backend: 'all' cannot be combined with backend names");
     EXPECT_NE(usage_error({"run", "all", "--bogus"}).find("unrecognised option '--bogus'"), std::string::npos);
     EXPECT_EQ(usage_error({"plot", "r.json"}), "plot needs -o FILE.png or -o FILE.svg");
-    EXPECT_EQ(usage_error({"plot", "-o", "x.png"}), "plot needs exactly one RESULTS.json");
+    EXPECT_EQ(usage_error({"plot", "-o", "x.png"}),
+              "plot needs exactly one RESULTS.json (or TRACE.json with --kind overlap)");
 }
 
 TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults)
@@ -112,11 +126,12 @@ TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults)
     for (const std::string *text : {&top.help_text, &run.help_text}) {
         for (const char *wf : {"roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access"})
             EXPECT_NE(text->find(std::string("  ") + wf + " "), std::string::npos) << wf;
-        for (const char *opt : {"--size ] SIZE (=256MiB)", "--sizes LIST|FROM:TO[:FACTOR] (=1KiB:1GiB:4)",
-                                "--repeats ] N (=20)", "--warmup N (=2)", "--batches N (=8)", "--streams N (=3)",
+        for (const char *opt : {"--size ] SIZE (=256MiB)", "--sizes LIST|FROM:TO[:FACTOR|:+STEP] (=1KiB:1GiB:4)",
+                                "--repeats ] N (=20)", "--warmup ] N (=2)", "--batches N (=8)", "--streams N (=3)",
                                 "--copies N (=4096)", "--copy-size SIZE (=4KiB)", "--stride N (=32)",
-                                "--format ] table|csv|json (=table)", "--output ] FILE", "--trace FILE", "--config FILE",
-                                "--backend ]", "--device ] N (=-1)", "--seed N", "--quiet ]"})
+                                "--format table|csv|json (=table)", "--output ] FILE", "--trace FILE", "--config FILE",
+                                "--backend NAME", "--device N (=-1)", "--seed N", "--quiet ]", "--quick",
+                                "--direction h2d,d2h,bidir (=h2d,d2h,bidir)", "--samples", "--long"})
             EXPECT_NE(text->find(opt), std::string::npos) << opt;
     }
 }
@@ -146,14 +161,80 @@ TEST(ConfigSection, UnknownKeysAndBadValuesAreErrors)
         apply_config_section(unknown, "test.ini", {}, o);
         FAIL() << "no exception";
     } catch (const UsageError &e) {
-        EXPECT_STREQ(e.what(), "unknown key [xfer-tool] repeat in test.ini");
+        EXPECT_STREQ(e.what(), "test.ini:2: [xfer-tool] repeat: unknown key");
     }
     std::istringstream bad("[xfer-tool]\nsize = lots\n");
     try {
         apply_config_section(bad, "test.ini", {}, o);
         FAIL() << "no exception";
     } catch (const UsageError &e) {
-        EXPECT_NE(std::string(e.what()).find("[xfer-tool] size in test.ini: 'lots' is not a size"), std::string::npos)
-            << e.what();
+        EXPECT_EQ(std::string(e.what()),
+                  "test.ini:2: [xfer-tool] size: 'lots': a size must start with a whole number of bytes (e.g. 4096, "
+                  "8MiB, 1GB)");
     }
+}
+
+TEST(ConfigSection, ErrorsNameTheLineAsTheLibraryDoes)
+{
+    RunOptions o;
+    std::istringstream fraction("backend = host\n\n[xfer-tool]\nrepeats = 3\nsize = 1.5GiB\n");
+    try {
+        apply_config_section(fraction, "x.ini", {}, o);
+        FAIL() << "no exception";
+    } catch (const UsageError &e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "x.ini:5: [xfer-tool] size: '1.5GiB': fractional sizes are not supported (write 1536MiB, not 1.5GiB)");
+    }
+    std::istringstream malformed("[xfer-tool]\nrepeats 3\n");
+    try {
+        apply_config_section(malformed, "x.ini", {}, o);
+        FAIL() << "no exception";
+    } catch (const UsageError &e) {
+        EXPECT_NE(std::string(e.what()).find("x.ini:2: malformed line 'repeats 3'"), std::string::npos) << e.what();
+    }
+    std::istringstream fixed("[xfer-tool]\nrepeats = 4\n");
+    RunOptions p;
+    apply_config_section(fixed, "x.ini", {}, p);
+    EXPECT_EQ(p.repeats, 4);
+    EXPECT_TRUE(p.fixed_repeats); // set in the file: no early stop
+}
+
+TEST(Cli, QuickLowersTheDefaultsButNotExplicitOptions)
+{
+    Invocation q = parse({"compare", "--quick", "--size", "1MiB"});
+    EXPECT_TRUE(q.run.quick);
+    EXPECT_EQ(q.run.size, 1u << 20); // explicit wins
+    EXPECT_EQ(q.run.repeats, 5);
+    EXPECT_FALSE(q.run.fixed_repeats);
+    EXPECT_EQ(q.run.warmup, 1);
+    EXPECT_EQ(q.run.sizes, (std::vector<std::uint64_t>{4096, 65536, 1u << 20, 16u << 20}));
+    Invocation d = parse({"compare"});
+    EXPECT_FALSE(d.run.quick);
+    EXPECT_FALSE(d.run.fixed_repeats); // adaptive by default
+}
+
+TEST(Cli, DirectionsSamplesLongAndSeed)
+{
+    Invocation inv = parse({"run", "bandwidth", "--direction", "d2h,h2d", "--samples", "--long", "--seed",
+                            "18446744073709551615"});
+    EXPECT_EQ(inv.run.directions, (std::vector<std::string>{"d2h", "h2d"}));
+    EXPECT_TRUE(inv.run.has_direction("h2d"));
+    EXPECT_FALSE(inv.run.has_direction("bidir"));
+    EXPECT_TRUE(inv.run.samples);
+    EXPECT_TRUE(inv.run.long_table);
+    EXPECT_EQ(inv.run.seed, 18446744073709551615ull);
+    EXPECT_EQ(parse({"run", "bandwidth"}).run.directions, (std::vector<std::string>{"h2d", "d2h", "bidir"}));
+}
+
+TEST(Cli, DiffAndPlotKinds)
+{
+    Invocation d = parse({"diff", "a.json", "b.json", "--all"});
+    ASSERT_EQ(d.command, Command::diff);
+    EXPECT_EQ(d.diff.before, "a.json");
+    EXPECT_EQ(d.diff.after, "b.json");
+    EXPECT_TRUE(d.diff.all);
+    Invocation p = parse({"plot", "--kind", "overlap", "t.json", "-o", "t.png"});
+    ASSERT_EQ(p.command, Command::plot);
+    EXPECT_EQ(p.plot.kind, "overlap");
+    EXPECT_EQ(parse({"plot", "r.json", "-o", "r.png"}).plot.kind, "bandwidth");
 }

@@ -43,16 +43,29 @@ Report sample_report()
 TEST(TableReport, ShowsUnitsDeviceFiguresAndVerification)
 {
     std::ostringstream out;
-    write_table(out, sample_report());
+    write_table(out, sample_report(), TableStyle::long_form);
     const std::string text = out.str();
     EXPECT_NE(text.find("GB/s = 10^9 bytes/s"), std::string::npos);
     EXPECT_NE(text.find("KiB/MiB/GiB = 2^10/2^20/2^30 bytes"), std::string::npos);
     EXPECT_NE(text.find("== bandwidth on pinned: NVIDIA H200 (device 0, PCIe link Gen5 x16)"), std::string::npos);
     EXPECT_NE(text.find("size=256 MiB  sizes=1 KiB,4 KiB"), std::string::npos);
     EXPECT_NE(text.find("h2d     1 MiB  GB/s    50.00    52.50    55.00"), std::string::npos) << text;
-    EXPECT_NE(text.find("d2h     1 MiB  GB/s        -        -        -  no copy (mapped)"), std::string::npos) << text;
+    EXPECT_NE(text.find("d2h     1 MiB  GB/s        -        -        -     -       -  no copy (mapped)"), std::string::npos)
+        << text;
+    EXPECT_NE(text.find("figure   size  unit      min   median      max  mean  stddev  note"), std::string::npos) << text;
+    EXPECT_EQ(text.substr(text.size() - 22), "FAIL (1 check failed)\n");
     EXPECT_NE(text.find("verification: passed (2 elements match (a))"), std::string::npos);
     EXPECT_NE(text.find("verification: FAILED: sqrt result: first mismatch at index 7"), std::string::npos);
+}
+
+TEST(TableReport, CompactBandwidthIsOneRowPerSizeWithNotesOnce)
+{
+    std::ostringstream out;
+    write_table(out, sample_report());
+    const std::string text = out.str();
+    EXPECT_NE(text.find("    size  h2d GB/s  d2h GB/s\n   1 MiB     52.50       n/a\n   note d2h GB/s: no copy (mapped)\n"),
+              std::string::npos)
+        << text;
 }
 
 TEST(CsvReport, OneRowPerFigureWithQuotedFields)
@@ -61,18 +74,22 @@ TEST(CsvReport, OneRowPerFigureWithQuotedFields)
     write_csv(out, sample_report());
     std::istringstream in(out.str());
     std::string header, row1, row2, row3, row4;
-    std::getline(in, header);
+    // The run's metadata comes first, as '#' comment lines.
+    while (std::getline(in, header) && header.rfind("#", 0) == 0)
+        ;
     std::getline(in, row1);
     std::getline(in, row2);
     std::getline(in, row3);
     std::getline(in, row4);
-    EXPECT_EQ(header, "tool_version,library_version,backend,device,pcie_link,workflow,figure,unit,bytes,size,min,median,"
-                      "max,samples,verification,note");
-    EXPECT_EQ(row1, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,h2d,GB/s,1048576,1 MiB,50,52.5,55,3,passed,");
-    EXPECT_EQ(row2, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,h2d,ms,1048576,1 MiB,0.019,0.02,0.021,3,passed,"
+    EXPECT_EQ(header, "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,"
+                      "unit,bytes,size,min,median,max,mean,stddev,samples,verification,note");
+    // mean / stddev stay empty where unknown (these hand-made Stats have none).
+    EXPECT_EQ(row1, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,GB/s,1048576,1 MiB,50,52.5,55,,,3,passed,");
+    EXPECT_EQ(row2, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,ms,1048576,1 MiB,0.019,0.02,0.021,,,3,passed,"
                     "\"note, with \"\"quotes\"\"\"");
-    EXPECT_EQ(row3, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,bandwidth,d2h,GB/s,1048576,1 MiB,,,,0,passed,no copy (mapped)");
-    EXPECT_EQ(row4, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,roundtrip,verification,,0,,,,,0,failed,"
+    EXPECT_EQ(row3,
+              "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,d2h,GB/s,1048576,1 MiB,,,,,,0,passed,no copy (mapped)");
+    EXPECT_EQ(row4, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,roundtrip,verification,,0,,,,,,,0,failed,"
                     "\"sqrt result: first mismatch at index 7: expected 2, got 3 (1 of 8 elements differ)\"");
 }
 

@@ -141,13 +141,29 @@ TEST(SideBySideRows, RunTableShowsRawRateAndRatioPerSize)
     report.tool_version = report.library_version = "1.0.0";
     report.results = {bandwidth("pinned", 0.75, 0.98), bandwidth("zerocopy", 0, 0)};
     std::ostringstream out;
-    write_table(out, report);
+    write_table(out, report, TableStyle::long_form);
     const std::string text = out.str();
     EXPECT_NE(text.find("x = ratio"), std::string::npos);
-    EXPECT_NE(text.find("raw h2d         1 KiB  GB/s   11.00   21.00   31.00  raw"), std::string::npos) << text;
+    EXPECT_NE(text.find("raw h2d         1 KiB  GB/s   11.00   21.00   31.00   n/a     n/a  raw"), std::string::npos) << text;
     EXPECT_NE(text.find("h2d xfer / raw  1 KiB  x     0.7500  0.7500  0.7500"), std::string::npos) << text;
     EXPECT_NE(text.find("h2d xfer / raw  1 MiB  x     0.9800  0.9800  0.9800"), std::string::npos) << text;
-    EXPECT_NE(text.find("h2d xfer / raw  1 MiB  x          -       -       -  n/a"), std::string::npos) << text;
+    EXPECT_NE(text.find("h2d xfer / raw  1 MiB  x          -       -       -"), std::string::npos) << text;
+}
+
+TEST(SideBySideRows, CompactTablePutsRawAndRatioBesideXfer)
+{
+    Report report;
+    report.results = {bandwidth("pinned", 0.75, 0.98), bandwidth("zerocopy", 0, 0)};
+    std::ostringstream out;
+    write_table(out, report);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("    size  h2d GB/s  raw h2d  h2d xfer/raw\n"
+                        "   1 KiB     20.00    21.00        0.7500\n"
+                        "   1 MiB     20.00    21.00        0.9800\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("   1 MiB     20.00      n/a           n/a\n   note raw h2d, h2d xfer/raw: n/a\n"), std::string::npos)
+        << text;
 }
 
 TEST(RawCopy, HostBackendCopiesBetweenTheViewsWithMemcpy)

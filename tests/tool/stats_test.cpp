@@ -40,3 +40,20 @@ TEST(Stats, NoSamplesIsAnError)
 {
     EXPECT_THROW(summarize({}), std::invalid_argument);
 }
+
+TEST(Stats, MeanAndSampleStandardDeviation)
+{
+    Stats s = summarize({2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0});
+    EXPECT_DOUBLE_EQ(s.mean, 5.0);
+    EXPECT_NEAR(s.stddev, 2.138089935, 1e-9); // sqrt(32 / 7)
+    EXPECT_EQ(s.values, (std::vector<double>{2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0}));
+    Stats one = single(3.0);
+    EXPECT_DOUBLE_EQ(one.mean, 3.0);
+    EXPECT_DOUBLE_EQ(one.stddev, 0.0);
+}
+
+TEST(Stats, KeepsTheSamplesInMeasurementOrder)
+{
+    Stats s = summarize({3.0, 1.0, 2.0});
+    EXPECT_EQ(s.values, (std::vector<double>{3.0, 1.0, 2.0}));
+}

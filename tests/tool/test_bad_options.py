@@ -7,7 +7,7 @@ cases = [
     (["run", "all", "--frobnicate"], "unrecognised option '--frobnicate'"),
     (["run"], "run needs a workflow"),
     (["run", "bogus"], "unknown workflow 'bogus'"),
-    (["run", "all", "--size", "12XB"], "--size: '12XB' has an unknown unit 'XB'"),
+    (["run", "all", "--size", "12XB"], "--size: '12XB': unknown size unit 'XB'"),
     (["run", "all", "--repeats", "0"], "--repeats: 0 is below the minimum 1"),
     (["run", "all", "--format", "yaml"], "unknown format 'yaml'"),
     (["run", "all", "--sizes", "4KiB:1KiB"], "runs backwards"),

@@ -14,6 +14,7 @@ expect("GB/s = 10^9 bytes/s" in table, "table lacks the units legend")
 for wf in WORKFLOWS:
     expect("== %s on host:" % wf in table, "table lacks workflow %s" % wf)
 expect(table.count("verification: passed") == len(WORKFLOWS), "not every workflow verified:\n" + table)
+expect(table.rstrip().splitlines()[-1] == "PASS", "the table does not end with PASS")
 
 csv_path = os.path.join(args.workdir, "results.csv")
 run(args.tool, base + ["--format", "csv", "--output", csv_path])
@@ -31,7 +32,7 @@ for r in data["results"]:
     expect(r["verification"]["status"] == "passed", "%s did not verify: %r" % (r["workflow"], r["verification"]))
     expect(r["verification"]["checked"] > 0, "%s compared nothing" % r["workflow"])
     expect(r["error"] is None, "%s: %s" % (r["workflow"], r["error"]))
-    expect(r["parameters"]["seed"] == 12345, "seed not recorded")
+    expect(r["parameters"]["seed"] == "12345", "seed not recorded (as a string)")
     expect(r["figures"], "%s has no figures" % r["workflow"])
 bw = next(r for r in data["results"] if r["workflow"] == "bandwidth")
 sizes = sorted({f["bytes"] for f in bw["figures"]})
@@ -55,7 +56,7 @@ for direction in ("h2d", "d2h"):
     largest = ratios[-1]
     expect(largest["samples"] == 3 and 0 < largest["min"] <= largest["median"] <= largest["max"],
            "%s ratio at %d bytes: %r" % (direction, sizes[-1], largest))
-expect("raw h2d" in table and "h2d xfer / raw" in table and "d2h xfer / raw" in table,
+expect("raw h2d" in table and "h2d xfer/raw" in table and "d2h xfer/raw" in table,
        "table lacks the side-by-side rows:\n" + table)
 expect(any(r["figure"] == "h2d xfer / raw" and r["unit"] == "x" and r["median"] for r in rows),
        "CSV lacks the h2d ratio rows")

@@ -80,7 +80,8 @@ def validate_results(path, schema_path):
 
 def check_csv(path):
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+        # The run's metadata comes first as '#' comment lines (pandas: comment='#').
+        rows = list(csv.reader(line for line in f if not line.startswith("#")))
     expect(len(rows) > 1, "%s has no data rows" % path)
     header = rows[0]
     for column in ("backend", "device", "pcie_link", "workflow", "figure", "unit", "bytes", "min", "median", "max",

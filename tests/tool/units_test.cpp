@@ -18,7 +18,14 @@ TEST(ParseSize, BinaryAndDecimalUnits)
     EXPECT_EQ(parse_size("1KB"), 1000u);
     EXPECT_EQ(parse_size("1MB"), 1000000u);
     EXPECT_EQ(parse_size("2GB"), 2000000000u);
-    EXPECT_EQ(parse_size("1.5MiB"), 1572864u);
+}
+
+TEST(ParseSize, IsTheLibraryGrammar)
+{
+    // A configuration file refuses fractions and lower-case units; so does the tool.
+    EXPECT_THROW(parse_size("1.5MiB"), std::invalid_argument);
+    EXPECT_THROW(parse_size("1mib"), std::invalid_argument);
+    EXPECT_EQ(parse_size("1536MiB"), 1536ull << 20);
 }
 
 TEST(ParseSize, RejectsWhatIsNotASize)
@@ -34,7 +41,7 @@ TEST(ParseSize, RejectsWhatIsNotASize)
         parse_size("12XB");
         FAIL() << "no exception";
     } catch (const std::invalid_argument &e) {
-        EXPECT_NE(std::string(e.what()).find("unknown unit 'XB'"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("unknown size unit 'XB'"), std::string::npos) << e.what();
     }
 }
 
@@ -48,6 +55,16 @@ TEST(ParseSizeList, ListsAndRanges)
     EXPECT_THROW(parse_size_list("4KiB:1KiB"), std::invalid_argument);
     EXPECT_THROW(parse_size_list("1KiB:4KiB:1"), std::invalid_argument);
     EXPECT_THROW(parse_size_list("1KiB:4KiB:2:2"), std::invalid_argument);
+}
+
+TEST(ParseSizeList, LinearAndExplicitGeometricRanges)
+{
+    EXPECT_EQ(parse_size_list("1MiB:4MiB:+1MiB"), (std::vector<std::uint64_t>{1u << 20, 2u << 20, 3u << 20, 4u << 20}));
+    EXPECT_EQ(parse_size_list("1KiB:3500B:+1KiB"), (std::vector<std::uint64_t>{1024, 2048, 3072}));
+    EXPECT_EQ(parse_size_list("1KiB:8KiB:x2"), (std::vector<std::uint64_t>{1024, 2048, 4096, 8192}));
+    EXPECT_THROW(parse_size_list("1KiB:8KiB:+0"), std::invalid_argument);
+    EXPECT_THROW(parse_size_list("1KiB:8KiB:+lots"), std::invalid_argument);
+    EXPECT_THROW(parse_size_list("1KiB:8KiB:x1"), std::invalid_argument);
 }
 
 TEST(ParseSizeList, DefaultSweepIsOneKiBToOneGiBByFour)

@@ -3,10 +3,17 @@
 #include "units.hpp"
 #include "workflows/workflow.hpp"
 
+#include "value_parse.hpp" // the library's grammar (xfer_config_grammar)
+#include "config_file.hpp"
+
 #include <boost/program_options.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <optional>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <sstream>
@@ -19,38 +26,64 @@ namespace {
 constexpr const char *kSection = "xfer-tool";
 
 // Every run/compare option once: the command line and the config file section share it.
+// Short options: only where the reference tools (nvbandwidth, nccl-tests, bandwidthTest) do
+// not give the letter another meaning: nccl-tests' -n (iterations) and -w (warm-up
+// iterations) mean the same here; -b, -d, -f and -r (buffer size, data type, step factor,
+// root there) are left free.
 struct OptionSpec {
     const char *name;
     const char *short_name; // "" for none
     const char *value_name;
     const char *default_text; // "" for none (the help says what happens)
+    const char *quick_text;   // the default under --quick ("" = the same as default_text)
     const char *help;
 };
+
+std::string plain(double v) // 0.25, 1: shortest form
+{
+    std::ostringstream out;
+    out << v;
+    return out.str();
+}
+
+const std::string &repeats_help()
+{
+    using A = AdaptiveRepeats;
+    static const std::string text =
+        "timed repeats of every measurement (min / median / max / mean / stddev are reported). Unless given, a "
+        "measurement stops early once it has " + std::to_string(A::min_samples) + " samples (" +
+        std::to_string(A::quick_min_samples) + " with --quick) and has run " + plain(A::seconds) +
+        " s or varies by less than " + plain(A::steady_spread * 100) + "% (stddev / mean)";
+    return text;
+}
 
 const std::vector<OptionSpec> &run_specs()
 {
     static const std::vector<OptionSpec> specs = {
-        {"backend", "b", "NAME[,NAME...]|all", "",
-         "backend(s) to run on, repeatable; 'all' = every available one. Default: the library's choice "
+        {"backend", "", "NAME[,NAME...]|all", "", "",
+         "backend(s) to run on, repeatable; 'all' = every available one. Default for run: the library's choice "
          "(XFER_BACKEND, the config file's backend key, else the first available of pinned, pageable, managed, "
-         "zerocopy, host)"},
-        {"device", "d", "N", "-1", "device index; -1 = XFER_DEVICE / the config file's device key / 0"},
-        {"size", "s", "SIZE", "256MiB",
+         "zerocopy, host); for compare: every available backend, less the emulated host backend when a real "
+         "device is present"},
+        {"device", "", "N", "-1", "", "device index; -1 = XFER_DEVICE / the config file's device key / 0"},
+        {"size", "s", "SIZE", "256MiB", "16MiB",
          "data size of roundtrip, sync-async, vector-add (per array), overlap (in total) and access"},
-        {"sizes", "", "LIST|FROM:TO[:FACTOR]", "1KiB:1GiB:4", "bandwidth sweep: sizes separated by commas, or a "
-                                                               "geometric range (factor 4 if left out)"},
-        {"repeats", "r", "N", "20", "timed repeats of every measurement (min / median / max are reported)"},
-        {"warmup", "", "N", "2", "untimed warm-up runs before the timed repeats"},
-        {"batches", "", "N", "8", "overlap: number of batches"},
-        {"streams", "", "N", "3", "overlap: streams of the pipelined pass"},
-        {"copies", "", "N", "4096", "batching: number of small copies"},
-        {"copy-size", "", "SIZE", "4KiB", "batching: bytes per small copy"},
-        {"stride", "", "N", "32", "access: elements between the reads of neighbouring threads"},
-        {"seed", "", "N", "", "seed of the random data. Default: a random seed (recorded in the report)"},
-        {"format", "f", "table|csv|json", "table", "report format"},
-        {"output", "o", "FILE", "", "write the report to FILE. Default: stdout"},
-        {"trace", "", "FILE", "", "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
-                                  "Perfetto or chrome://tracing)"},
+        {"sizes", "", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16",
+         "bandwidth sweep: sizes separated by commas, a geometric range (factor 4 if left out) or a linear one "
+         "(FROM:TO:+STEP)"},
+        {"direction", "", "h2d,d2h,bidir", "h2d,d2h,bidir", "", "bandwidth: directions to measure"},
+        {"repeats", "n", "N", "20", "5", repeats_help().c_str()},
+        {"warmup", "w", "N", "2", "1", "untimed warm-up runs before the timed repeats"},
+        {"batches", "", "N", "8", "4", "overlap: number of batches"},
+        {"streams", "", "N", "3", "", "overlap: streams of the pipelined pass"},
+        {"copies", "", "N", "4096", "512", "batching: number of small copies"},
+        {"copy-size", "", "SIZE", "4KiB", "", "batching: bytes per small copy"},
+        {"stride", "", "N", "32", "", "access: elements between the reads of neighbouring threads"},
+        {"seed", "", "N", "", "", "seed of the random data. Default: a random seed (recorded in the report)"},
+        {"format", "", "table|csv|json", "table", "", "report format"},
+        {"output", "o", "FILE", "", "", "write the report to FILE (opened before anything is measured). Default: stdout"},
+        {"trace", "", "FILE", "", "", "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
+                                      "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap')"},
     };
     return specs;
 }
@@ -58,6 +91,19 @@ const std::vector<OptionSpec> &run_specs()
 std::string option_key(const OptionSpec &s)
 {
     return std::string(s.name) + (*s.short_name ? std::string(",") + s.short_name : "");
+}
+
+// The --quick defaults, listed from the table above (written once, there).
+std::string quick_help()
+{
+    std::string text = "a first look in seconds: smaller defaults (";
+    bool first = true;
+    for (const OptionSpec &s : run_specs())
+        if (*s.quick_text) {
+            text += (first ? "--" : ", --") + std::string(s.name) + " " + s.quick_text;
+            first = false;
+        }
+    return text + "); options given explicitly still win";
 }
 
 po::options_description run_description(const char *command)
@@ -77,6 +123,9 @@ po::options_description run_description(const char *command)
     d.add_options()("config", po::value<std::string>()->value_name("FILE"),
                     "configuration file, as the library reads it (sets XFER_CONFIG); run options may also be set "
                     "in its [xfer-tool] section. Default: $XFER_CONFIG")
+        ("quick", po::bool_switch(), quick_help().c_str())
+        ("samples", po::bool_switch(), "JSON: every figure carries its raw samples")
+        ("long", po::bool_switch(), "table: bandwidth as one row per figure and size (default: one row per size)")
         ("quiet,q", po::bool_switch(), "no progress indicator (it shows only when stderr is a terminal)")
         ("help,h", "show this help");
     return d;
@@ -87,19 +136,26 @@ std::string try_hint(const char *command)
     return std::string("Try 'xfer-tool ") + command + " --help'.";
 }
 
+// The library's int grammar (value_parse.hpp), with a lower bound.
 long long parse_int(const std::string &text, const std::string &where, long long min)
 {
-    std::size_t used = 0;
-    long long v = 0;
-    try {
-        v = std::stoll(text, &used);
-    } catch (const std::exception &) {
-        used = 0;
-    }
-    if (used == 0 || used != text.size())
-        throw UsageError(where + ": '" + text + "' is not an integer", "");
-    if (v < min)
+    std::string why;
+    const std::optional<int> v = xfer::core::parse_int(text, &why);
+    if (!v)
+        throw UsageError(where + ": '" + text + "' is not an integer (" + why + ")", "");
+    if (*v < min)
         throw UsageError(where + ": " + text + " is below the minimum " + std::to_string(min), "");
+    return *v;
+}
+
+// A 64-bit seed: digits only (the int grammar stops at 2^31).
+std::uint64_t parse_seed(const std::string &text, const std::string &where)
+{
+    const std::string_view t = xfer::core::trim(text);
+    std::uint64_t v = 0;
+    auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
+    if (t.empty() || ec != std::errc() || end != t.data() + t.size())
+        throw UsageError(where + ": '" + text + "' is not a seed (a whole number from 0 to 2^64-1)", "");
     return v;
 }
 
@@ -150,6 +206,17 @@ void set_option(RunOptions &o, const std::string &name, const std::vector<std::s
         } catch (const std::invalid_argument &e) {
             throw UsageError(where + ": " + e.what(), "");
         }
+    } else if (name == "direction") {
+        std::vector<std::string> dirs;
+        for (const std::string &d : split_commas(values)) {
+            if (d != "h2d" && d != "d2h" && d != "bidir")
+                throw UsageError(where + ": unknown direction '" + d + "' (use h2d, d2h, bidir)", "");
+            if (std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+                dirs.push_back(d);
+        }
+        if (dirs.empty())
+            throw UsageError(where + ": no direction given (use h2d, d2h, bidir)", "");
+        o.directions = dirs;
     } else if (name == "repeats") {
         o.repeats = static_cast<int>(parse_int(v, where, 1));
     } else if (name == "warmup") {
@@ -165,7 +232,7 @@ void set_option(RunOptions &o, const std::string &name, const std::vector<std::s
     } else if (name == "stride") {
         o.stride = static_cast<std::uint64_t>(parse_int(v, where, 1));
     } else if (name == "seed") {
-        o.seed = static_cast<std::uint64_t>(parse_int(v, where, 0));
+        o.seed = parse_seed(v, where);
     } else if (name == "format") {
         if (v != "table" && v != "csv" && v != "json")
             throw UsageError(where + ": unknown format '" + v + "' (use table, csv or json)", "");
@@ -236,13 +303,16 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
     }
     RunOptions &o = inv.run;
     o.seed = random_seed();
-    // Defaults first, then the config file section, then what the command line set.
+    o.quick = vm["quick"].as<bool>();
+    // Defaults first (--quick's where it has one), then the config file section, then what the
+    // command line set.
     std::vector<std::string> explicit_options;
     for (const OptionSpec &s : run_specs()) {
         if (!vm.count(s.name))
             continue;
         if (vm[s.name].defaulted()) {
-            set_option(o, s.name, {vm[s.name].as<std::string>()}, "--" + std::string(s.name));
+            const std::string text = o.quick && *s.quick_text ? s.quick_text : vm[s.name].as<std::string>();
+            set_option(o, s.name, {text}, "--" + std::string(s.name));
             continue;
         }
         explicit_options.push_back(s.name);
@@ -254,7 +324,7 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
     if (!inv.config.empty()) {
         std::ifstream file(inv.config);
         if (!file)
-            throw UsageError("cannot read the configuration file '" + inv.config + "'", "");
+            throw UsageError("cannot read the configuration file '" + inv.config + "': " + std::strerror(errno), "");
         apply_config_section(file, inv.config, explicit_options, o);
     }
     try {
@@ -263,10 +333,14 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
             std::vector<std::string> values = opt == "backend" ? value.as<std::vector<std::string>>()
                                                                : std::vector<std::string>{value.as<std::string>()};
             set_option(o, opt, values, "--" + opt);
+            if (opt == "repeats")
+                o.fixed_repeats = true;
         }
     } catch (const UsageError &e) {
         throw UsageError(e.what(), try_hint(name));
     }
+    o.samples = vm["samples"].as<bool>();
+    o.long_table = vm["long"].as<bool>();
     o.quiet = vm["quiet"].as<bool>();
     o.config = inv.config;
     o.workflows = resolve_workflows(vm.count("workflow") ? vm["workflow"].as<std::vector<std::string>>()
@@ -304,11 +378,10 @@ Invocation parse_list(const std::vector<std::string> &args)
     return inv;
 }
 
-Invocation parse_plot(const std::vector<std::string> &args)
+// Options `d` plus positional file names ("input"), for the commands that read files.
+po::variables_map parse_with_inputs(const std::vector<std::string> &args, const po::options_description &d,
+                                    const char *command)
 {
-    po::options_description d("Options of 'plot'");
-    d.add_options()("output,o", po::value<std::string>()->value_name("FILE.png|FILE.svg"),
-                    "image to write; the extension picks the format")("help,h", "show this help");
     po::options_description all;
     all.add(d).add_options()("input", po::value<std::vector<std::string>>());
     po::positional_options_description positional;
@@ -317,27 +390,80 @@ Invocation parse_plot(const std::vector<std::string> &args)
     try {
         po::store(po::command_line_parser(args).options(all).positional(positional).run(), vm);
     } catch (const po::error &e) {
-        throw UsageError(e.what(), try_hint("plot"));
+        throw UsageError(e.what(), try_hint(command));
     }
+    return vm;
+}
+
+std::vector<std::string> inputs_of(const po::variables_map &vm)
+{
+    return vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>{};
+}
+
+Invocation parse_plot(const std::vector<std::string> &args)
+{
+    po::options_description d("Options of 'plot'");
+    d.add_options()("output,o", po::value<std::string>()->value_name("FILE.png|FILE.svg"),
+                    "image to write; the extension picks the format")
+        ("kind", po::value<std::string>()->value_name("bandwidth|overlap")->default_value("bandwidth"),
+         "bandwidth: GB/s against size from a JSON report (xfer lines and, where the report has them, the raw "
+         "calls' lines beside them); overlap: the timeline of a --trace file, one row per stream")
+        ("help,h", "show this help");
+    const po::variables_map vm = parse_with_inputs(args, d, "plot");
     Invocation inv;
     if (vm.count("help")) {
         std::ostringstream text;
-        text << "Usage: xfer-tool plot RESULTS.json -o FILE.png|FILE.svg\n\n"
-             << "Draws bandwidth (GB/s = 10^9 bytes/s) against transfer size, one line per backend and direction,\n"
-             << "from the bandwidth results of a JSON report (xfer-tool run bandwidth --format json -o RESULTS.json),\n"
-             << "with gnuplot (Debian: gnuplot-nox; XFER_TOOL_GNUPLOT names another executable).\n\n"
+        text << "Usage: xfer-tool plot RESULTS.json -o FILE.png|FILE.svg\n"
+             << "       xfer-tool plot --kind overlap TRACE.json -o FILE.png|FILE.svg\n\n"
+             << "bandwidth: GB/s (10^9 bytes/s) against transfer size, one line per backend and direction, from the\n"
+             << "bandwidth results of a JSON report (xfer-tool run bandwidth --format json -o RESULTS.json); the raw\n"
+             << "CUDA calls are drawn thin and dotted beside xfer's. The title names device, date and version.\n"
+             << "overlap: the Chrome trace of a run (xfer-tool run overlap --trace TRACE.json) as a timeline: one\n"
+             << "row per stream, one box per copy, kernel or prefetch, coloured by kind.\n"
+             << "Drawn with gnuplot (Debian: gnuplot-nox; XFER_TOOL_GNUPLOT names another executable).\n\n"
              << d;
         inv.help_text = text.str();
         return inv;
     }
-    const auto inputs = vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>{};
+    const auto inputs = inputs_of(vm);
     if (inputs.size() != 1)
-        throw UsageError("plot needs exactly one RESULTS.json", try_hint("plot"));
+        throw UsageError("plot needs exactly one RESULTS.json (or TRACE.json with --kind overlap)", try_hint("plot"));
     if (!vm.count("output"))
         throw UsageError("plot needs -o FILE.png or -o FILE.svg", try_hint("plot"));
     inv.command = Command::plot;
     inv.plot.input = inputs.front();
     inv.plot.output = vm["output"].as<std::string>();
+    inv.plot.kind = vm["kind"].as<std::string>();
+    if (inv.plot.kind != "bandwidth" && inv.plot.kind != "overlap")
+        throw UsageError("--kind: unknown plot kind '" + inv.plot.kind + "' (use bandwidth or overlap)", try_hint("plot"));
+    return inv;
+}
+
+Invocation parse_diff(const std::vector<std::string> &args)
+{
+    po::options_description d("Options of 'diff'");
+    d.add_options()("all", po::bool_switch(), "also list the figures that did not change")("help,h", "show this help");
+    const po::variables_map vm = parse_with_inputs(args, d, "diff");
+    Invocation inv;
+    if (vm.count("help")) {
+        std::ostringstream text;
+        text << "Usage: xfer-tool diff A.json B.json [--all]\n\n"
+             << "Compares two JSON reports (xfer-tool run|compare --format json): the figures of the same workflow,\n"
+             << "backend, figure, unit and size whose medians differ by more than their spread (2 x the combined\n"
+             << "standard deviation, and at least 2%), marked better or worse, after both runs' metadata (time,\n"
+             << "host, versions, device). For regressions across versions and machines.\n"
+             << "Exit status: 0 compared (changed or not), 3 a file could not be read.\n\n"
+             << d;
+        inv.help_text = text.str();
+        return inv;
+    }
+    const auto inputs = inputs_of(vm);
+    if (inputs.size() != 2)
+        throw UsageError("diff needs two reports: A.json B.json", try_hint("diff"));
+    inv.command = Command::diff;
+    inv.diff.before = inputs[0];
+    inv.diff.after = inputs[1];
+    inv.diff.all = vm["all"].as<bool>();
     return inv;
 }
 
@@ -346,27 +472,28 @@ Invocation parse_plot(const std::vector<std::string> &args)
 void apply_config_section(std::istream &file, const std::string &source, const std::vector<std::string> &set_on_command_line,
                           RunOptions &options)
 {
-    po::options_description d;
-    for (const OptionSpec &s : run_specs())
-        d.add_options()((std::string(kSection) + "." + s.name).c_str(), po::value<std::string>());
-    po::parsed_options parsed(&d);
+    // The library's reader (config_file.hpp): the same INI rules, and every key with its line,
+    // so messages read "FILE:LINE: ..." as the library's do. Other sections and top-level keys
+    // belong to the library, which checks them when it opens a backend.
+    xfer::core::ConfigFile parsed;
     try {
-        // Other sections and top-level keys belong to the library: left to it.
-        parsed = po::parse_config_file(file, d, true);
-    } catch (const po::error &e) {
-        throw UsageError(source + ": " + e.what(), "");
+        parsed = xfer::core::parse_config(file, source);
+    } catch (const std::exception &e) {
+        throw UsageError(e.what(), "");
     }
-    const std::string prefix = std::string(kSection) + ".";
-    for (const po::option &opt : parsed.options) {
-        if (opt.string_key.rfind(prefix, 0) != 0)
+    for (const xfer::core::ConfigEntry &entry : parsed.entries) {
+        if (entry.section != kSection)
             continue;
-        const std::string key = opt.string_key.substr(prefix.size());
-        const std::string where = "[" + std::string(kSection) + "] " + key + " in " + source;
-        if (opt.unregistered)
-            throw UsageError("unknown key " + where, "Keys of [xfer-tool] are the long options of 'xfer-tool run'.");
-        if (std::find(set_on_command_line.begin(), set_on_command_line.end(), key) != set_on_command_line.end())
+        const std::string where = source + ":" + std::to_string(entry.line) + ": [" + kSection + "] " + entry.key;
+        const auto spec = std::find_if(run_specs().begin(), run_specs().end(),
+                                       [&](const OptionSpec &s) { return entry.key == s.name; });
+        if (spec == run_specs().end())
+            throw UsageError(where + ": unknown key", "Keys of [xfer-tool] are the long options of 'xfer-tool run'.");
+        if (std::find(set_on_command_line.begin(), set_on_command_line.end(), entry.key) != set_on_command_line.end())
             continue;
-        set_option(options, key, opt.value, where);
+        set_option(options, entry.key, {entry.value}, where);
+        if (entry.key == "repeats")
+            options.fixed_repeats = true;
     }
 }
 
@@ -381,6 +508,8 @@ std::string general_help()
          << "  xfer-tool compare [WORKFLOW...] [OPTIONS]      all workflows on every available backend, side by side,\n"
          << "                                                 with one recommendation per transfer pattern\n"
          << "  xfer-tool plot RESULTS.json -o FILE.png|.svg   bandwidth against transfer size (gnuplot)\n"
+         << "  xfer-tool plot --kind overlap TRACE.json -o FILE.png   timeline of a --trace file, one row per stream\n"
+         << "  xfer-tool diff A.json B.json                   figures that changed beyond their spread\n"
          << "  xfer-tool --help | --version\n\n"
          << "Workflows (each verified against a host-computed reference):\n";
     for (const Workflow &w : all_workflows()) {
@@ -390,6 +519,8 @@ std::string general_help()
     }
     text << "\n" << run_description("run") << "\n"
          << "Units: GB/s = 10^9 bytes/s; KiB/MiB/GiB = 2^10/2^20/2^30 bytes; times in ms.\n"
+         << "How long: 'compare' and 'run all' with their defaults take about a minute on one GPU; --quick a few\n"
+         << "seconds (the README gives measured times).\n"
          << "Exit status: 0 success; 1 a result failed verification; 2 bad command line; 3 an error (a backend\n"
          << "could not be opened, a call failed, a file could not be written).\n"
          << "Environment: XFER_CONFIG (configuration file), XFER_PLUGIN_PATH (backend search path), XFER_BACKEND,\n"
@@ -429,16 +560,26 @@ Invocation parse_command_line(const std::vector<std::string> &args)
         inv.command = Command::version;
         return inv;
     }
+    // One row per sub-command: a new one is a parse_* function and a row here.
+    struct Subcommand {
+        const char *name;
+        Invocation (*parse)(const std::vector<std::string> &rest);
+    };
+    static const Subcommand subcommands[] = {
+        {"list", parse_list},
+        {"run", [](const std::vector<std::string> &rest) { return parse_run(rest, Command::run); }},
+        {"compare", [](const std::vector<std::string> &rest) { return parse_run(rest, Command::compare); }},
+        {"plot", parse_plot},
+        {"diff", parse_diff},
+    };
     const std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (args[0] == "list")
-        return parse_list(rest);
-    if (args[0] == "run")
-        return parse_run(rest, Command::run);
-    if (args[0] == "compare")
-        return parse_run(rest, Command::compare);
-    if (args[0] == "plot")
-        return parse_plot(rest);
-    throw UsageError("unknown command '" + args[0] + "' (commands: list, run, compare, plot)", "Try 'xfer-tool --help'.");
+    std::string names;
+    for (const Subcommand &c : subcommands) {
+        if (args[0] == c.name)
+            return c.parse(rest);
+        names += (names.empty() ? "" : ", ") + std::string(c.name);
+    }
+    throw UsageError("unknown command '" + args[0] + "' (commands: " + names + ")", "Try 'xfer-tool --help'.");
 }
 
 } // namespace xfer_tool

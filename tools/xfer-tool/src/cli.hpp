@@ -1,5 +1,6 @@
 // The command line of xfer-tool (Boost.Program_options):
-//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot RESULTS.json -o FILE
+//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot FILE -o IMAGE | diff A.json B.json
+// Each sub-command is one parse_* function and one row of the table in parse_command_line.
 // Run options may also come from the [xfer-tool] section of the configuration file
 // (--config, else XFER_CONFIG); the command line wins over the file.
 #pragma once
@@ -13,17 +14,25 @@
 
 namespace xfer_tool {
 
-enum class Command { help, version, list, run, compare, plot };
+enum class Command { help, version, list, run, compare, plot, diff };
 
 struct PlotOptions {
     std::string input;
     std::string output;
+    std::string kind = "bandwidth"; // bandwidth (from a JSON report) | overlap (from a --trace file)
+};
+
+struct DiffOptions {
+    std::string before; // A.json
+    std::string after;  // B.json
+    bool all = false;   // also list the figures that did not change
 };
 
 struct Invocation {
     Command command = Command::help;
     RunOptions run;         // run, compare
     PlotOptions plot;       // plot
+    DiffOptions diff;       // diff
     std::string config;     // list, run, compare: the configuration file ("" = none)
     std::string help_text;  // help: what to print
 };

@@ -17,6 +17,7 @@ enum ExitStatus {
 int run_list();
 int run_workflows(const RunOptions &options, bool compare);
 int run_plot(const PlotOptions &options);
+int run_diff(const DiffOptions &options);
 
 // "1.0.0" of the libxfer loaded at run time, or "unknown".
 std::string library_version();

@@ -1,6 +1,7 @@
 // `xfer-tool list`: every backend found (available or not, and why), the devices, and the
 // effective configuration parameters with value, source and help (as libfabric's fi_info).
 #include "commands.hpp"
+#include "run_info.hpp"
 #include "session.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
@@ -19,18 +20,6 @@ namespace {
 const char *kind_name(xfer_device_kind kind)
 {
     return kind == XFER_DEVICE_KIND_CUDA ? "cuda" : "host";
-}
-
-const char *source_name(xfer_param_source source)
-{
-    switch (source) {
-    case XFER_PARAM_FILE:
-        return "file";
-    case XFER_PARAM_ENV:
-        return "env";
-    default:
-        return "default";
-    }
 }
 
 void print_backends(const std::vector<xfer_backend_info> &list)
@@ -109,7 +98,7 @@ void print_parameters()
         xfer_param_info p{};
         check(xfer_param_get_info(i, &p), "xfer_param_get_info");
         std::string key = *p.section ? std::string("[") + p.section + "] " + p.name : p.name;
-        table.add_row({key, p.value, source_name(p.source), p.default_value, p.env, p.type, p.help});
+        table.add_row({key, p.value, param_source_name(p.source), p.default_value, p.env, p.type, p.help});
     }
     table.print(std::cout, "   ");
 }

@@ -1,6 +1,7 @@
 // xfer-tool: runs the standard transfer workflows against the xfer backends and reports what
 // each memory strategy costs on this machine. See `xfer-tool --help`.
 #include "commands.hpp"
+#include "run_info.hpp"
 
 #include <cstdio>
 #include <exception>
@@ -11,7 +12,8 @@ int main(int argc, char **argv)
 {
     using namespace xfer_tool;
     try {
-        const Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+        Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
+        inv.run.command_line = shell_command_line(std::vector<std::string>(argv, argv + argc));
         switch (inv.command) {
         case Command::help:
             std::fputs(inv.help_text.c_str(), stdout);
@@ -28,6 +30,8 @@ int main(int argc, char **argv)
             return run_workflows(inv.run, true);
         case Command::plot:
             return run_plot(inv.plot);
+        case Command::diff:
+            return run_diff(inv.diff);
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());

@@ -2,6 +2,7 @@
 
 #include "units.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +34,22 @@ std::string quoted(const std::string &text)
         out += c;
     }
     return out + "'";
+}
+
+// gnuplot double-quoted strings: the only kind where "\n" starts a new line (for titles).
+std::string double_quoted(const std::string &text)
+{
+    std::string out = "\"";
+    for (char c : text) {
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        if (c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    return out + "\"";
 }
 
 std::string read_file(const std::filesystem::path &path)
@@ -104,14 +121,14 @@ std::vector<PlotSeries> bandwidth_series(const Report &report)
         for (const Figure &f : r.figures) {
             if (f.unit != "GB/s" || !f.stats || f.bytes == 0)
                 continue;
-            // The raw calls' lines would nearly retrace the xfer ones and double the lines
-            // (25 on five backends); their comparison is the "xfer / raw" ratio in the reports.
-            if (f.name.rfind("raw ", 0) == 0)
-                continue;
+            // The raw call's line is drawn thin and dotted in its backend's colour, beside xfer's:
+            // where they part is where xfer adds or saves time.
+            const bool raw = f.name.rfind("raw ", 0) == 0;
+            const std::string direction = raw ? f.name.substr(4) : f.name;
             const std::string title = r.backend + " " + f.name;
             auto [it, inserted] = index.emplace(title, series.size());
             if (inserted)
-                series.push_back(PlotSeries{title, r.backend, f.name, {}});
+                series.push_back(PlotSeries{title, r.backend, direction, {}, raw});
             series[it->second].points.push_back(PlotPoint{f.bytes, f.stats->median, f.stats->min, f.stats->max});
         }
     }
@@ -143,8 +160,30 @@ std::string gnuplot_data(const std::vector<PlotSeries> &series)
     return out.str();
 }
 
+std::string plot_subtitle(const Report &report)
+{
+    std::string text = "xfer-tool " + report.tool_version;
+    if (!report.run.commit.empty() && report.run.commit != "unknown")
+        text += " (" + report.run.commit + ")";
+    std::set<std::string> devices;
+    for (const WorkflowResult &r : report.results)
+        if (r.device.kind != "host" && !r.device.name.empty())
+            devices.insert(r.device.name + (r.device.pcie_link.empty() ? "" : " " + r.device.pcie_link));
+    if (devices.empty())
+        for (const WorkflowResult &r : report.results)
+            if (!r.device.name.empty())
+                devices.insert(r.device.name);
+    for (const std::string &d : devices)
+        text += ", " + d;
+    if (report.run.time.size() >= 10)
+        text += ", " + report.run.time.substr(0, 10);
+    if (!report.run.host.empty())
+        text += ", " + report.run.host;
+    return text;
+}
+
 std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::string &data_path,
-                           const std::string &output, const std::string &format)
+                           const std::string &output, const std::string &format, const std::string &subtitle)
 {
     std::set<std::uint64_t> sizes;
     for (const PlotSeries &s : series)
@@ -154,7 +193,9 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
     out << (format == "png" ? "set terminal pngcairo size 1200,750 enhanced font 'sans,10'\n"
                             : "set terminal svg size 1200,750 dynamic enhanced font 'sans,10'\n");
     out << "set output " << quoted(output) << "\n"
-        << "set title 'Transfer bandwidth by size (line: median; bars: min to max)'\n"
+        << "set title " << double_quoted("Transfer bandwidth by size (line: median; bars: min to max; dotted: raw call)" +
+                                         (subtitle.empty() ? "" : "\n" + subtitle))
+        << " noenhanced\n"
         << "set xlabel 'transfer size'\n"
         << "set ylabel 'bandwidth (GB/s = 10^9 bytes/s)' noenhanced\n"
         << "set logscale x 2\n"
@@ -180,9 +221,14 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
     for (std::size_t i = 0; i < series.size(); ++i) {
         const std::size_t b = backend_index.emplace(series[i].backend, backend_index.size()).first->second;
         const std::size_t d = direction_index.emplace(series[i].direction, direction_index.size()).first->second;
-        out << (i ? ", \\\n     " : "") << quoted(data_path) << " index " << i
-            << " using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb " << quoted(colours[b % std::size(colours)])
-            << " dashtype " << (d + 1) << " pointtype " << (d + 5) << " title " << quoted(series[i].title);
+        out << (i ? ", \\\n     " : "") << quoted(data_path) << " index " << i;
+        if (series[i].raw)
+            out << " using 1:2 with linespoints linewidth 1 linecolor rgb " << quoted(colours[b % std::size(colours)])
+                << " dashtype 3 pointtype " << (d + 1) << " pointsize 0.6";
+        else
+            out << " using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb "
+                << quoted(colours[b % std::size(colours)]) << " dashtype " << (d + 1) << " pointtype " << (d + 5);
+        out << " title " << quoted(series[i].title);
     }
     out << "\n";
     return out.str();
@@ -200,7 +246,122 @@ void plot_bandwidth(const Report &report, const std::string &output)
     const auto script = dir.path / "bandwidth.gp";
     std::ofstream(data) << gnuplot_data(series);
     const std::string absolute_output = std::filesystem::absolute(output).string();
-    std::ofstream(script) << gnuplot_script(series, data.string(), absolute_output, format);
+    std::ofstream(script) << gnuplot_script(series, data.string(), absolute_output, format, plot_subtitle(report));
+    run_gnuplot(script, dir.path / "gnuplot.log");
+    std::error_code ec;
+    if (!std::filesystem::exists(absolute_output, ec) || std::filesystem::file_size(absolute_output, ec) == 0)
+        throw std::runtime_error("gnuplot finished but wrote nothing to '" + output + "'");
+}
+
+namespace {
+
+// The rows (tracks) and colours (categories) of a timeline, in first-seen order.
+std::pair<std::vector<std::string>, std::vector<std::string>> tracks_and_categories(const std::vector<TimelineBox> &boxes)
+{
+    std::vector<std::string> tracks, categories;
+    for (const TimelineBox &b : boxes) {
+        if (std::find(tracks.begin(), tracks.end(), b.track) == tracks.end())
+            tracks.push_back(b.track);
+        if (std::find(categories.begin(), categories.end(), b.category) == categories.end())
+            categories.push_back(b.category);
+    }
+    return {tracks, categories};
+}
+
+} // namespace
+
+std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace)
+{
+    if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
+        throw std::runtime_error("not a Chrome trace (no \"traceEvents\"): write one with --trace FILE");
+    std::map<int, std::string> processes;
+    std::map<std::pair<int, int>, std::string> threads;
+    for (const nlohmann::json &e : trace["traceEvents"]) {
+        if (e.value("ph", "") != "M" || !e.contains("args"))
+            continue;
+        const std::string name = e["args"].value("name", "");
+        if (e.value("name", "") == "process_name")
+            processes[e.value("pid", 0)] = name;
+        else if (e.value("name", "") == "thread_name")
+            threads[{e.value("pid", 0), e.value("tid", 0)}] = name;
+    }
+    std::vector<TimelineBox> boxes;
+    double first = 0;
+    for (const nlohmann::json &e : trace["traceEvents"]) {
+        if (e.value("ph", "") != "X" || !e.contains("ts") || !e.contains("dur"))
+            continue;
+        const int pid = e.value("pid", 0), tid = e.value("tid", 0);
+        std::string process = processes.count(pid) ? processes[pid] : "pid " + std::to_string(pid);
+        // "xfer pinned (device 0)" -> "pinned"
+        if (process.rfind("xfer ", 0) == 0)
+            process = process.substr(5, process.find(" (") == std::string::npos ? std::string::npos
+                                                                                 : process.find(" (") - 5);
+        const std::string thread = threads.count({pid, tid}) ? threads[{pid, tid}] : "tid " + std::to_string(tid);
+        const double ts = e["ts"].get<double>() / 1e3, dur = e["dur"].get<double>() / 1e3;
+        if (boxes.empty() || ts < first)
+            first = ts;
+        boxes.push_back({process + ": " + thread, e.value("cat", ""), ts, ts + dur});
+    }
+    if (boxes.empty())
+        throw std::runtime_error("the trace holds no spans: write one with `xfer-tool run overlap --trace FILE`");
+    for (TimelineBox &b : boxes) {
+        b.start_ms -= first;
+        b.end_ms -= first;
+    }
+    return boxes;
+}
+
+std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::string &data_path,
+                           const std::string &output, const std::string &format, const std::string &title)
+{
+    const auto [tracks, categories] = tracks_and_categories(boxes);
+    const int height = std::max(400, 120 + 40 * static_cast<int>(tracks.size()));
+    std::ostringstream out;
+    out << (format == "png" ? "set terminal pngcairo size 1400," + std::to_string(height) + " font 'sans,10'\n"
+                            : "set terminal svg size 1400," + std::to_string(height) + " dynamic font 'sans,10'\n");
+    out << "set output " << quoted(output) << "\n"
+        << "set title " << double_quoted(title) << " noenhanced\n"
+        << "set xlabel 'time (ms)'\n"
+        << "set yrange [-0.7:" << tracks.size() - 0.3 << "]\n"
+        << "set ytics (";
+    for (std::size_t i = 0; i < tracks.size(); ++i)
+        out << (i ? ", " : "") << xfer_tool::quoted(tracks[i]) << ' ' << i;
+    out << ") noenhanced\nset grid xtics\nset key outside right top noenhanced\nset style fill solid 0.85 noborder\n";
+    static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"};
+    out << "plot ";
+    for (std::size_t c = 0; c < categories.size(); ++c)
+        out << (c ? ", \\\n     " : "") << quoted(data_path) << " index " << c
+            << " using (($1+$2)/2):3:(($2-$1)/2):(0.35) with boxxyerror linecolor rgb "
+            << quoted(colours[c % std::size(colours)]) << " title " << quoted(categories[c].empty() ? "(none)" : categories[c]);
+    out << "\n";
+    return out.str();
+}
+
+void plot_overlap(const nlohmann::json &trace, const std::string &output)
+{
+    const std::string format = plot_format(output);
+    const std::vector<TimelineBox> boxes = timeline_boxes(trace);
+    const auto [tracks, categories] = tracks_and_categories(boxes);
+    // One data block per category (its colour); y is the track's row.
+    std::ostringstream data;
+    data.precision(9);
+    for (const std::string &c : categories) {
+        data << "# " << c << "\n";
+        for (const TimelineBox &b : boxes)
+            if (b.category == c)
+                data << b.start_ms << ' ' << b.end_ms << ' '
+                     << (std::find(tracks.begin(), tracks.end(), b.track) - tracks.begin()) << '\n';
+        data << "\n\n";
+    }
+    std::string title = "Timeline: one row per stream (copies, kernels, prefetches)";
+    if (trace.contains("otherData") && trace["otherData"].is_object())
+        title += "\n" + trace["otherData"].value("generator", std::string());
+    TempDir dir;
+    const auto data_file = dir.path / "overlap.dat";
+    const auto script = dir.path / "overlap.gp";
+    std::ofstream(data_file) << data.str();
+    const std::string absolute_output = std::filesystem::absolute(output).string();
+    std::ofstream(script) << overlap_script(boxes, data_file.string(), absolute_output, format, title);
     run_gnuplot(script, dir.path / "gnuplot.log");
     std::error_code ec;
     if (!std::filesystem::exists(absolute_output, ec) || std::filesystem::file_size(absolute_output, ec) == 0)

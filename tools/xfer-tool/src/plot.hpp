@@ -5,6 +5,8 @@
 
 #include "result.hpp"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -17,15 +19,35 @@ struct PlotPoint {
 };
 
 struct PlotSeries {
-    std::string title;     // "pinned h2d"
+    std::string title;     // "pinned h2d", "pinned raw h2d"
     std::string backend;   // "pinned": one colour per backend
     std::string direction; // "h2d": one dash and point style per direction
     std::vector<PlotPoint> points;
+    bool raw = false;      // the raw call's line: thin and dotted beside xfer's
 };
 
-// The GB/s figures of every bandwidth result, one series per backend and direction; the raw
-// calls' figures ("raw h2d") are left out (plot.cpp says why).
+// The GB/s figures of every bandwidth result, one series per backend and direction, and the
+// raw calls' ("raw h2d") beside them where the report has them.
 std::vector<PlotSeries> bandwidth_series(const Report &report);
+
+// "xfer-tool 1.0.0 (commit ...), NVIDIA H200, 2026-12-01": what the plot's title carries.
+std::string plot_subtitle(const Report &report);
+
+// One box of the overlap timeline: a Chrome trace "X" event on a track.
+struct TimelineBox {
+    std::string track;    // "pinned: stream 1"
+    std::string category; // copy | kernel | prefetch | host | ...
+    double start_ms, end_ms;
+};
+
+// The boxes of a Chrome trace written by --trace (track = process name + thread name), times
+// relative to the first event. Throws std::runtime_error when it holds no complete events.
+std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace);
+std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::string &data_path,
+                           const std::string &output, const std::string &format, const std::string &title);
+
+// Writes the timeline of a trace as a PNG/SVG: one row per stream, one box per span.
+void plot_overlap(const nlohmann::json &trace, const std::string &output);
 
 // "png" or "svg" from the output file's extension; throws std::invalid_argument otherwise.
 std::string plot_format(const std::string &output);
@@ -33,7 +55,7 @@ std::string plot_format(const std::string &output);
 // The gnuplot data file (one block per series, separated by two blank lines) and script.
 std::string gnuplot_data(const std::vector<PlotSeries> &series);
 std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::string &data_path,
-                           const std::string &output, const std::string &format);
+                           const std::string &output, const std::string &format, const std::string &subtitle = "");
 
 // Writes `output` (.png or .svg). Throws std::runtime_error saying what went wrong: no
 // bandwidth data, gnuplot not installed, or gnuplot's own error output.

@@ -22,12 +22,12 @@ void RandomData::fill_floats(float *out, std::size_t n)
 {
     std::size_t i = 0;
     for (; i + 1 < n; i += 2) {
-        std::uint64_t r = engine_();
+        std::uint64_t r = next();
         out[i] = float_from_bits(static_cast<std::uint32_t>(r));
         out[i + 1] = float_from_bits(static_cast<std::uint32_t>(r >> 32));
     }
     if (i < n)
-        out[i] = float_from_bits(static_cast<std::uint32_t>(engine_()));
+        out[i] = float_from_bits(static_cast<std::uint32_t>(next()));
 }
 
 void RandomData::fill_bytes(void *out, std::size_t bytes)
@@ -35,11 +35,11 @@ void RandomData::fill_bytes(void *out, std::size_t bytes)
     auto *p = static_cast<unsigned char *>(out);
     std::size_t i = 0;
     for (; i + 8 <= bytes; i += 8) {
-        std::uint64_t r = engine_();
+        std::uint64_t r = next();
         std::memcpy(p + i, &r, 8);
     }
     if (i < bytes) {
-        std::uint64_t r = engine_();
+        std::uint64_t r = next();
         std::memcpy(p + i, &r, bytes - i);
     }
 }

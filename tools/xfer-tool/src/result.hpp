@@ -32,6 +32,10 @@ struct DeviceSummary {
     int ordinal = 0;
     std::string pcie_link;  // "Gen5 x16", "" when unknown
     std::string pci_bus_id;
+    std::string driver_version;  // CUDA driver, "13.0"; "" when none (host)
+    std::string runtime_version; // CUDA runtime, "13.0"; "" when none
+    int numa_node = -1;          // the device's NUMA node (sysfs), -1 when unknown
+    int buffer_numa_node = -1;   // where the backend's host memory landed (move_pages), -1 when unknown
 };
 
 struct WorkflowResult {
@@ -53,9 +57,30 @@ struct Recommendation {
     std::string basis;    // the figures the choice rests on
 };
 
+// One configuration value as the report records it.
+struct ConfigValue {
+    std::string section; // "" top level, a backend name, or "xfer-tool" for the run options
+    std::string name;
+    std::string value;
+    std::string source;  // "default" | "file" | "environment" | "command line" | "quick"
+};
+
+// What makes two runs comparable later: when, where, what, with which configuration.
+struct RunInfo {
+    std::string time;          // UTC, ISO 8601 ("2026-12-01T10:20:30Z")
+    std::string host;          // host name
+    std::string command_line;  // as typed, shell-quoted
+    std::string commit;        // xfer's git commit at configure time ("unknown" outside a checkout)
+    std::string cpu_model;     // /proc/cpuinfo "model name", "" when unknown
+    int cpu_numa_node = -1;    // NUMA node of the CPU the tool started on, -1 when unknown
+    std::string seed;          // a string: 64-bit seeds above 2^53 survive JSON tools
+    std::vector<ConfigValue> config; // the library's effective parameters, then the run options
+};
+
 struct Report {
     std::string tool_version;
     std::string library_version;
+    RunInfo run;
     std::vector<WorkflowResult> results;
     std::vector<Recommendation> recommendations; // compare only
 };

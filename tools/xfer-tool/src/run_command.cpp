@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "compare.hpp"
 #include "report/report.hpp"
+#include "run_info.hpp"
 #include "trace.hpp"
 #include "workflows/workflow.hpp"
 
@@ -11,6 +12,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -34,6 +36,8 @@ namespace {
 
 // The backends to run on: "" lets the library choose. `all` skips unavailable backends with
 // a note (the user asked for what is there); a named backend that cannot open is an error.
+// compare without --backend leaves the emulated host backend out when a real device is
+// there: its figures are no advice for that machine and it took most of compare's time.
 std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
 {
     if (!o.backends.empty())
@@ -42,15 +46,24 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
         return {""};
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
-    std::vector<std::string> names;
+    std::vector<std::string> names, host_names;
     for (int i = 0; i < count; ++i) {
         xfer_backend_info info{};
         check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
-        if (info.available)
-            names.push_back(info.name);
-        else
+        if (!info.available)
             std::fprintf(stderr, "xfer-tool: skipping backend %s: unavailable: %s\n", info.name, info.reason);
+        else if (info.device_kind == XFER_DEVICE_KIND_HOST && !o.all_backends)
+            host_names.push_back(info.name);
+        else
+            names.push_back(info.name);
     }
+    if (names.empty())
+        names = host_names; // no real device: the emulated one is what there is
+    else
+        for (const std::string &h : host_names)
+            std::fprintf(stderr, "xfer-tool: compare: leaving out the emulated %s backend (a real device is present; "
+                                 "--backend all includes it)\n",
+                         h.c_str());
     if (names.empty())
         throw XferError(XFER_ERROR_BACKEND_UNAVAILABLE, "no backend is available (see 'xfer-tool list')");
     return names;
@@ -69,8 +82,14 @@ void report_problem(Progress &progress, const WorkflowResult &r)
 }
 
 void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tracer, Progress &progress,
-                    std::vector<WorkflowResult> &results)
+                    Report &report, ReportStream &stream)
 {
+    // Each result is reported as soon as it is done (the table and CSV stream it).
+    auto done = [&](WorkflowResult &&r) {
+        report.results.push_back(std::move(r));
+        progress.clear();
+        stream.add(report, report.results.back());
+    };
     std::unique_ptr<Session> session;
     std::string open_error;
     try {
@@ -91,7 +110,7 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
         r.backend = name;
         if (!session) {
             r.error = open_error; // said once above
-            results.push_back(std::move(r));
+            done(std::move(r));
             continue;
         }
         r.device = session->device();
@@ -104,7 +123,7 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
             r.error = e.what();
         }
         report_problem(progress, r);
-        results.push_back(std::move(r));
+        done(std::move(r));
     }
 }
 
@@ -116,14 +135,28 @@ int run_workflows(const RunOptions &o, bool compare)
     Report report;
     report.tool_version = XFER_TOOL_VERSION;
     report.library_version = library_version();
+    report.run = collect_run_info(o);
     Tracer tracer;
     Tracer *trace = o.trace.empty() ? nullptr : &tracer;
+    // Output and trace files are opened before anything is measured: a bad path costs nothing.
+    std::unique_ptr<ReportStream> stream;
+    std::ofstream trace_file;
+    try {
+        stream = std::make_unique<ReportStream>(o.format, o.output,
+                                                o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
+        if (trace)
+            trace_file = Tracer::open_trace_file(o.trace);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "xfer-tool: %s\n", e.what());
+        return kExitError;
+    }
     try {
         const std::vector<std::string> backends = backends_to_run(o, compare);
+        stream->begin(report);
         Progress progress(!o.quiet && Progress::stderr_is_terminal());
         progress.set_total(static_cast<int>(backends.size() * o.workflows.size()));
         for (const std::string &backend : backends)
-            run_on_backend(backend, o, trace, progress, report.results);
+            run_on_backend(backend, o, trace, progress, report, *stream);
         progress.clear();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
@@ -140,12 +173,18 @@ int run_workflows(const RunOptions &o, bool compare)
             status = kExitError;
     }
     try {
-        write_report(report, o.format, o.output);
+        stream->finish(report);
         // The report went to a file in a machine format: stdout still gets the comparison.
-        if (compare && o.format != "table" && !o.output.empty())
+        if (compare && o.format != "table" && !stream->on_stdout())
             write_comparison(std::cout, report);
+        // The verdict ends the table; beside a machine format it goes where it cannot corrupt it.
+        if (o.format != "table") {
+            std::FILE *where = stream->on_stdout() ? stderr : stdout;
+            std::fprintf(where, "%s\n", verdict_line(report).c_str());
+            std::fflush(where);
+        }
         if (trace)
-            tracer.write(o.trace);
+            tracer.write(trace_file, o.trace);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return status == kExitOk ? kExitError : status;

@@ -1,5 +1,9 @@
 #include "session.hpp"
 
+#include "run_info.hpp"
+
+#include <cstring>
+
 namespace xfer_tool {
 
 std::string pcie_link_text(const xfer_device_info &info)
@@ -17,6 +21,9 @@ DeviceSummary summarize_device(const xfer_device_info &info)
     d.ordinal = info.ordinal;
     d.pcie_link = pcie_link_text(info);
     d.pci_bus_id = info.pci_bus_id;
+    d.driver_version = cuda_version_text(info.driver_version);
+    d.runtime_version = cuda_version_text(info.runtime_version);
+    d.numa_node = pci_numa_node(d.pci_bus_id);
     return d;
 }
 
@@ -52,6 +59,14 @@ Session::Session(const std::string &backend, int device, Tracer *tracer)
 {
     timeline_.name_stream(anchor_stream_, "anchor");
     timeline_.reanchor(anchor_stream_);
+    // Where this backend's host memory lands (first touch), for the report; unknown is fine.
+    try {
+        Buffer probe(ctx_, 4096);
+        std::memset(probe.host(), 1, 4096);
+        device_.buffer_numa_node = numa_node_of(probe.host());
+    } catch (const std::exception &) {
+        device_.buffer_numa_node = -1;
+    }
 }
 
 } // namespace xfer_tool

@@ -1,6 +1,7 @@
 #include "stats.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace xfer_tool {
@@ -9,19 +10,28 @@ Stats summarize(std::vector<double> samples)
 {
     if (samples.empty())
         throw std::invalid_argument("summarize: no samples");
+    Stats s;
+    s.values = samples;
     std::sort(samples.begin(), samples.end());
     const std::size_t n = samples.size();
-    Stats s;
     s.min = samples.front();
     s.max = samples.back();
     s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
     s.samples = n;
+    double sum = 0.0;
+    for (double v : samples)
+        sum += v;
+    s.mean = sum / static_cast<double>(n);
+    double squares = 0.0;
+    for (double v : samples)
+        squares += (v - s.mean) * (v - s.mean);
+    s.stddev = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
     return s;
 }
 
 Stats single(double value)
 {
-    return Stats{value, value, value, 1};
+    return summarize({value});
 }
 
 } // namespace xfer_tool

@@ -1,5 +1,8 @@
 #include "trace.hpp"
 
+#include <cerrno>
+#include <cstring>
+
 #include <algorithm>
 #include <fstream>
 #include <stdexcept>
@@ -68,10 +71,24 @@ nlohmann::json Tracer::to_json() const
 
 void Tracer::write(const std::string &path) const
 {
+    std::ofstream out = open_trace_file(path);
+    write(out, path);
+}
+
+std::ofstream Tracer::open_trace_file(const std::string &path)
+{
+    errno = 0;
     std::ofstream out(path);
     if (!out)
-        throw std::runtime_error("cannot open trace file '" + path + "' for writing");
+        throw std::runtime_error("cannot open trace file '" + path +
+                                 "' for writing: " + (errno ? std::strerror(errno) : "unknown reason"));
+    return out;
+}
+
+void Tracer::write(std::ostream &out, const std::string &path) const
+{
     out << to_json().dump() << '\n';
+    out.flush();
     if (!out)
         throw std::runtime_error("cannot write trace file '" + path + "'");
 }

@@ -7,7 +7,9 @@
 
 #include <chrono>
 #include <cstdint>
+#include <fstream>
 #include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,8 +34,12 @@ class Tracer {
 
     std::size_t event_count() const { return events_.size(); }
     nlohmann::json to_json() const;
-    // Throws std::runtime_error naming the file if it cannot be written.
+    // Throws std::runtime_error naming the file (and the OS reason) if it cannot be written.
     void write(const std::string &path) const;
+    // Opens `path` for writing now (before measuring), or throws as write() does.
+    static std::ofstream open_trace_file(const std::string &path);
+    // Writes to a stream opened by open_trace_file; `path` names it in messages.
+    void write(std::ostream &out, const std::string &path) const;
 
   private:
     struct Span {

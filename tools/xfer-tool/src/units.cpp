@@ -1,5 +1,7 @@
 #include "units.hpp"
 
+#include "value_parse.hpp" // the library's grammar (xfer_config_grammar)
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -7,31 +9,15 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace xfer_tool {
 namespace {
 
-struct Unit {
-    const char *suffix;
-    std::uint64_t factor;
-};
-
-// Longest suffixes first so "KiB" is not read as "B".
-constexpr Unit kUnits[] = {
-    {"KiB", 1ull << 10}, {"MiB", 1ull << 20}, {"GiB", 1ull << 30}, {"TiB", 1ull << 40},
-    {"KB", 1000ull},     {"MB", 1000000ull},  {"GB", 1000000000ull}, {"TB", 1000000000000ull},
-    {"B", 1ull},
-};
-
 std::string trim(const std::string &s)
 {
-    size_t b = 0, e = s.size();
-    while (b < e && std::isspace(static_cast<unsigned char>(s[b])))
-        ++b;
-    while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1])))
-        --e;
-    return s.substr(b, e - b);
+    return std::string(xfer::core::trim(s));
 }
 
 std::vector<std::string> split(const std::string &s, char sep)
@@ -51,53 +37,15 @@ std::vector<std::string> split(const std::string &s, char sep)
 
 std::uint64_t parse_size(const std::string &raw)
 {
-    const std::string text = trim(raw);
-    const std::string hint = " (use e.g. 4096, 4KiB, 256MiB, 1GiB, or 1GB = 10^9 bytes)";
-    size_t digits = 0;
-    while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) || text[digits] == '.'))
-        ++digits;
-    if (digits == 0)
-        throw std::invalid_argument("'" + raw + "' is not a size" + hint);
-    const std::string number = text.substr(0, digits);
-    const std::string suffix = trim(text.substr(digits));
-
-    std::uint64_t factor = 1;
-    if (!suffix.empty()) {
-        bool known = false;
-        for (const Unit &u : kUnits)
-            if (suffix == u.suffix) {
-                factor = u.factor;
-                known = true;
-                break;
-            }
-        if (!known)
-            throw std::invalid_argument("'" + raw + "' has an unknown unit '" + suffix + "'" + hint);
-    }
-
-    std::uint64_t bytes = 0;
-    if (number.find('.') == std::string::npos) {
-        errno = 0;
-        char *end = nullptr;
-        unsigned long long value = std::strtoull(number.c_str(), &end, 10);
-        if (errno == ERANGE || value > std::numeric_limits<std::uint64_t>::max() / factor)
-            throw std::invalid_argument("'" + raw + "' is too large");
-        bytes = value * factor;
-    } else {
-        // Fractions ("1.5MiB") must come out as whole bytes.
-        char *end = nullptr;
-        double value = std::strtod(number.c_str(), &end);
-        if (end != number.c_str() + number.size())
-            throw std::invalid_argument("'" + raw + "' is not a size" + hint);
-        double exact = value * static_cast<double>(factor);
-        if (exact >= 1.8e19)
-            throw std::invalid_argument("'" + raw + "' is too large");
-        if (exact != std::floor(exact))
-            throw std::invalid_argument("'" + raw + "' is not a whole number of bytes");
-        bytes = static_cast<std::uint64_t>(exact);
-    }
-    if (bytes == 0)
+    // The library's grammar (core/src/value_parse.cpp), so a size the tool accepts is one a
+    // configuration file accepts too; only "zero bytes" is the tool's own rule.
+    std::string why;
+    const std::optional<std::uint64_t> bytes = xfer::core::parse_size(raw, &why);
+    if (!bytes)
+        throw std::invalid_argument("'" + raw + "': " + why);
+    if (*bytes == 0)
         throw std::invalid_argument("'" + raw + "' is zero bytes; sizes must be at least 1 byte");
-    return bytes;
+    return *bytes;
 }
 
 std::vector<std::uint64_t> parse_size_list(const std::string &text)
@@ -106,23 +54,33 @@ std::vector<std::uint64_t> parse_size_list(const std::string &text)
     if (text.find(':') != std::string::npos) {
         std::vector<std::string> parts = split(text, ':');
         if (parts.size() < 2 || parts.size() > 3)
-            throw std::invalid_argument("'" + text + "' is not a range FROM:TO[:FACTOR] (e.g. 1KiB:1GiB:4)");
-        std::uint64_t from = parse_size(parts[0]);
-        std::uint64_t to = parse_size(parts[1]);
-        std::uint64_t factor = 4;
-        if (parts.size() == 3) {
-            const std::string f = trim(parts[2]);
-            char *end = nullptr;
-            unsigned long long v = std::strtoull(f.c_str(), &end, 10);
-            if (f.empty() || *end != '\0' || v < 2)
-                throw std::invalid_argument("range factor '" + parts[2] + "' must be an integer >= 2");
-            factor = v;
-        }
+            throw std::invalid_argument("'" + text + "' is not a range FROM:TO[:FACTOR|:xFACTOR|:+STEP] "
+                                        "(e.g. 1KiB:1GiB:4, 1GiB:8GiB:+1GiB)");
+        const std::uint64_t from = parse_size(parts[0]);
+        const std::uint64_t to = parse_size(parts[1]);
         if (from > to)
             throw std::invalid_argument("range '" + text + "' runs backwards (FROM is larger than TO)");
-        for (std::uint64_t s = from; s <= to; s *= factor) {
+        std::string step = parts.size() == 3 ? trim(parts[2]) : std::string("4");
+        if (!step.empty() && step.front() == '+') {
+            // Linear: FROM, FROM+STEP, ... up to TO.
+            const std::uint64_t add = parse_size(step.substr(1));
+            for (std::uint64_t s = from; s <= to; s += add) {
+                sizes.push_back(s);
+                if (s > std::numeric_limits<std::uint64_t>::max() - add)
+                    break;
+            }
+            return sizes;
+        }
+        if (!step.empty() && (step.front() == 'x' || step.front() == '*'))
+            step.erase(0, 1);
+        std::string why;
+        const std::optional<int> factor = xfer::core::parse_int(step, &why);
+        if (!factor || *factor < 2)
+            throw std::invalid_argument("range factor '" + parts[2] +
+                                        "' must be an integer >= 2 (geometric) or +SIZE (linear step)");
+        for (std::uint64_t s = from; s <= to; s *= static_cast<std::uint64_t>(*factor)) {
             sizes.push_back(s);
-            if (s > std::numeric_limits<std::uint64_t>::max() / factor)
+            if (s > std::numeric_limits<std::uint64_t>::max() / static_cast<std::uint64_t>(*factor))
                 break;
         }
         return sizes;

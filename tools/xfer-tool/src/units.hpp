@@ -8,12 +8,14 @@
 
 namespace xfer_tool {
 
-// "256MiB", "4 KiB", "1GB", "4096" (bytes), "512B". Throws std::invalid_argument saying what
-// is wrong with the text (unknown unit, not a number, zero, overflow).
+// "256MiB", "4 KiB", "1GB", "4096" (bytes), "512B": the library's size grammar (whole numbers,
+// case-sensitive units; "1.5GiB" is refused as in a configuration file). Throws
+// std::invalid_argument saying what is wrong (unknown unit, fraction, zero, overflow).
 std::uint64_t parse_size(const std::string &text);
 
-// A comma-separated list ("1KiB,64KiB,1MiB") or a geometric range FROM:TO[:FACTOR]
-// ("1KiB:1GiB:4", factor 4 when left out). Throws std::invalid_argument.
+// A comma-separated list ("1KiB,64KiB,1MiB"), a geometric range FROM:TO[:FACTOR] or
+// FROM:TO:xFACTOR ("1KiB:1GiB:4", factor 4 when left out) or a linear range FROM:TO:+STEP
+// ("1GiB:4GiB:+512MiB"). Throws std::invalid_argument.
 std::vector<std::uint64_t> parse_size_list(const std::string &text);
 
 // The default bandwidth sweep of the issue: 1 KiB to 1 GiB by powers of 4.

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <ostream>
 #include <string>
 
@@ -14,13 +15,55 @@ namespace xfer_tool {
 // The units legend every report carries.
 extern const char *const kUnitsLegend;
 
-void write_table(std::ostream &out, const Report &report);
+// How the table shows bandwidth: compact (one row per size, medians, columns per direction
+// with the raw call and the ratio beside xfer's) or long (one row per figure: --long).
+enum class TableStyle { compact, long_form };
+
+void write_table(std::ostream &out, const Report &report, TableStyle style = TableStyle::compact);
 void write_csv(std::ostream &out, const Report &report);
-nlohmann::json report_to_json(const Report &report);
+// with_samples: every figure carries "values", its raw samples (--samples).
+nlohmann::json report_to_json(const Report &report, bool with_samples = false);
+
+// The pieces of the table and CSV, for writing them as results arrive (ReportStream).
+void write_table_header(std::ostream &out, const Report &report);
+void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle style);
+void write_csv_header(std::ostream &out, const Report &report);
+void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r);
+
+// Results that failed a check: verification failed or the workflow stopped on an error.
+int failed_checks(const Report &report);
+// "PASS" or "FAIL (n checks failed)", as bandwidthTest ends.
+std::string verdict_line(const Report &report);
+
+// A report written as it is measured: the output is opened at construction (before anything
+// is measured; a path that cannot be opened is a std::runtime_error with the OS reason), the
+// table and CSV get each workflow's block as soon as it is added (flushed, so a pipe or a batch
+// log shows it), JSON is written whole at finish(). The table ends with verdict_line().
+class ReportStream {
+  public:
+    ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples);
+    ReportStream(const ReportStream &) = delete;
+    ReportStream &operator=(const ReportStream &) = delete;
+
+    void begin(const Report &report);
+    void add(const Report &report, const WorkflowResult &r);
+    // Throws std::runtime_error when writing failed (disk full, closed pipe).
+    void finish(const Report &report);
+    // True when the report goes to stdout (nothing else may be printed there).
+    bool on_stdout() const { return output_.empty(); }
+    const std::string &format() const { return format_; }
+
+  private:
+    std::ostream &out();
+    std::string format_, output_;
+    TableStyle style_;
+    bool with_samples_;
+    std::ofstream file_;
+};
 // Inverse of report_to_json (for `plot`); throws std::runtime_error naming what is missing.
 Report report_from_json(const nlohmann::json &json);
 
-// Writes the report in `format` (table | csv | json) to `output` ("" = stdout). Throws
+// Writes the whole report in `format` (table | csv | json) to `output` ("" = stdout). Throws
 // std::runtime_error when the file cannot be written, std::invalid_argument for a bad format.
 void write_report(const Report &report, const std::string &format, const std::string &output);
 

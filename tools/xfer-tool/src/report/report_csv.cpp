@@ -1,6 +1,7 @@
 #include "report/report.hpp"
 #include "units.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 namespace xfer_tool {
@@ -22,6 +23,8 @@ std::string field(const std::string &text)
 
 std::string number(double v)
 {
+    if (!std::isfinite(v))
+        return "";
     char text[64];
     std::snprintf(text, sizeof text, "%.9g", v);
     return text;
@@ -29,32 +32,52 @@ std::string number(double v)
 
 } // namespace
 
+void write_csv_header(std::ostream &out, const Report &report)
+{
+    // The run's metadata as '#' comment lines before the header (pandas: comment='#'); the
+    // columns stay one row per figure.
+    const RunInfo &run = report.run;
+    out << "# xfer-tool " << report.tool_version << ", libxfer " << report.library_version << ", commit "
+        << (run.commit.empty() ? "unknown" : run.commit) << "\n";
+    out << "# time: " << run.time << "\n# host: " << run.host << "\n# command: " << run.command_line << "\n";
+    out << "# cpu: " << run.cpu_model << (run.cpu_numa_node >= 0 ? ", NUMA node " + std::to_string(run.cpu_numa_node) : "")
+        << "\n# seed: " << run.seed << "\n";
+    for (const ConfigValue &c : run.config)
+        out << "# config: " << (c.section.empty() ? "" : c.section + ".") << c.name << " = " << c.value
+            << (c.source.empty() ? "" : " (" + c.source + ")") << "\n";
+    out << "# units: GB/s = 10^9 bytes/s; ms = milliseconds; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes\n";
+    out << "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,unit,"
+           "bytes,size,min,median,max,mean,stddev,samples,verification,note\n";
+}
+
+void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r)
+{
+    const std::string prefix = field(report.tool_version) + "," + field(report.library_version) + "," +
+                               field(r.backend) + "," + field(r.device.name) + "," + field(r.device.pcie_link) + "," +
+                               field(r.device.driver_version) + "," + field(r.device.runtime_version) + "," +
+                               field(r.workflow) + ",";
+    const std::string verification = r.error.empty() ? to_string(r.verification.state) : std::string("error");
+    for (const Figure &f : r.figures) {
+        out << prefix << field(f.name) << "," << field(f.unit) << "," << f.bytes << ","
+            << field(f.bytes ? format_size(f.bytes) : "") << ",";
+        if (f.stats)
+            out << number(f.stats->min) << "," << number(f.stats->median) << "," << number(f.stats->max) << ","
+                << number(f.stats->mean) << "," << number(f.stats->stddev) << "," << f.stats->samples;
+        else
+            out << ",,,,,0";
+        out << "," << verification << "," << field(f.note) << "\n";
+    }
+    if (!r.error.empty())
+        out << prefix << ",,0,,,,,,,0," << verification << "," << field(r.error) << "\n";
+    if (r.verification.state == Verification::State::failed)
+        out << prefix << "verification,,0,,,,,,,0,failed," << field(r.verification.detail) << "\n";
+}
+
 void write_csv(std::ostream &out, const Report &report)
 {
-    // Units are a column of their own; the header names the convention for GB/s and sizes.
-    out << "tool_version,library_version,backend,device,pcie_link,workflow,figure,unit,bytes,size,min,median,max,"
-           "samples,verification,note\n";
-    for (const WorkflowResult &r : report.results) {
-        const std::string prefix = field(report.tool_version) + "," + field(report.library_version) + "," +
-                                   field(r.backend) + "," + field(r.device.name) + "," + field(r.device.pcie_link) +
-                                   "," + field(r.workflow) + ",";
-        const std::string verification =
-            r.error.empty() ? to_string(r.verification.state) : std::string("error");
-        for (const Figure &f : r.figures) {
-            out << prefix << field(f.name) << "," << field(f.unit) << "," << f.bytes << ","
-                << field(f.bytes ? format_size(f.bytes) : "") << ",";
-            if (f.stats)
-                out << number(f.stats->min) << "," << number(f.stats->median) << "," << number(f.stats->max) << ","
-                    << f.stats->samples;
-            else
-                out << ",,,0";
-            out << "," << verification << "," << field(f.note) << "\n";
-        }
-        if (!r.error.empty())
-            out << prefix << ",,0,,,,,0," << verification << "," << field(r.error) << "\n";
-        if (r.verification.state == Verification::State::failed)
-            out << prefix << "verification,,0,,,,,0,failed," << field(r.verification.detail) << "\n";
-    }
+    write_csv_header(out, report);
+    for (const WorkflowResult &r : report.results)
+        write_csv_result(out, report, r);
 }
 
 } // namespace xfer_tool

@@ -15,29 +15,61 @@ json number_or_null(double v)
     return std::isfinite(v) ? json(v) : json(nullptr);
 }
 
-json figure_to_json(const Figure &f)
+json figure_to_json(const Figure &f, bool with_samples)
 {
     json j = {{"name", f.name}, {"unit", f.unit}, {"bytes", f.bytes}, {"note", f.note}};
     if (f.stats) {
         j["min"] = number_or_null(f.stats->min);
         j["median"] = number_or_null(f.stats->median);
         j["max"] = number_or_null(f.stats->max);
+        j["mean"] = number_or_null(f.stats->mean);
+        j["stddev"] = number_or_null(f.stats->stddev);
         j["samples"] = f.stats->samples;
+        if (with_samples) {
+            json values = json::array();
+            for (double v : f.stats->values)
+                values.push_back(number_or_null(v));
+            j["values"] = values;
+        }
     } else {
-        j["min"] = j["median"] = j["max"] = nullptr;
+        j["min"] = j["median"] = j["max"] = j["mean"] = j["stddev"] = nullptr;
         j["samples"] = 0;
     }
     return j;
 }
 
-json result_to_json(const WorkflowResult &r)
+json text_or_null(const std::string &text)
+{
+    return text.empty() ? json(nullptr) : json(text);
+}
+
+json node_or_null(int node)
+{
+    return node >= 0 ? json(node) : json(nullptr);
+}
+
+json run_to_json(const RunInfo &run)
+{
+    json config = json::array();
+    for (const ConfigValue &c : run.config)
+        config.push_back({{"section", c.section}, {"name", c.name}, {"value", c.value}, {"source", c.source}});
+    return {{"time", run.time},
+            {"host", run.host},
+            {"command_line", run.command_line},
+            {"cpu_model", text_or_null(run.cpu_model)},
+            {"cpu_numa_node", node_or_null(run.cpu_numa_node)},
+            {"seed", run.seed},
+            {"config", config}};
+}
+
+json result_to_json(const WorkflowResult &r, bool with_samples)
 {
     json params = json::object();
     for (const Parameter &p : r.parameters)
         params[p.name] = p.value ? json(*p.value) : json(p.text);
     json figures = json::array();
     for (const Figure &f : r.figures)
-        figures.push_back(figure_to_json(f));
+        figures.push_back(figure_to_json(f, with_samples));
     return {
         {"workflow", r.workflow},
         {"backend", r.backend},
@@ -46,7 +78,11 @@ json result_to_json(const WorkflowResult &r)
           {"kind", r.device.kind},
           {"ordinal", r.device.ordinal},
           {"pcie_link", r.device.pcie_link.empty() ? json(nullptr) : json(r.device.pcie_link)},
-          {"pci_bus_id", r.device.pci_bus_id}}},
+          {"pci_bus_id", r.device.pci_bus_id},
+          {"driver_version", text_or_null(r.device.driver_version)},
+          {"runtime_version", text_or_null(r.device.runtime_version)},
+          {"numa_node", node_or_null(r.device.numa_node)},
+          {"buffer_numa_node", node_or_null(r.device.buffer_numa_node)}}},
         {"parameters", params},
         {"figures", figures},
         {"verification",
@@ -72,14 +108,19 @@ double number_at(const json &j, const char *key)
 
 } // namespace
 
-json report_to_json(const Report &report)
+json report_to_json(const Report &report, bool with_samples)
 {
     json results = json::array();
     for (const WorkflowResult &r : report.results)
-        results.push_back(result_to_json(r));
+        results.push_back(result_to_json(r, with_samples));
     json j = {
         {"schema", kSchemaId},
-        {"tool", {{"name", "xfer-tool"}, {"version", report.tool_version}, {"library_version", report.library_version}}},
+        {"tool",
+         {{"name", "xfer-tool"},
+          {"version", report.tool_version},
+          {"library_version", report.library_version},
+          {"commit", report.run.commit.empty() ? "unknown" : report.run.commit}}},
+        {"run", run_to_json(report.run)},
         {"units",
          {{"ms", "milliseconds"},
           {"GB/s", "10^9 bytes per second"},
@@ -108,6 +149,17 @@ Report report_from_json(const json &j)
     const json &tool = require(j, "tool", "the file");
     report.tool_version = require(tool, "version", "\"tool\"").get<std::string>();
     report.library_version = require(tool, "library_version", "\"tool\"").get<std::string>();
+    report.run.commit = tool.value("commit", "");
+    if (j.contains("run") && j["run"].is_object()) {
+        const json &run = j["run"];
+        report.run.time = run.value("time", "");
+        report.run.host = run.value("host", "");
+        report.run.command_line = run.value("command_line", "");
+        if (run.contains("cpu_model") && run["cpu_model"].is_string())
+            report.run.cpu_model = run["cpu_model"].get<std::string>();
+        if (run.contains("seed") && run["seed"].is_string())
+            report.run.seed = run["seed"].get<std::string>();
+    }
     for (const json &jr : require(j, "results", "the file")) {
         WorkflowResult r;
         r.workflow = require(jr, "workflow", "a result").get<std::string>();
@@ -116,17 +168,30 @@ Report report_from_json(const json &j)
         r.device.name = require(dev, "name", "\"device\"").get<std::string>();
         r.device.kind = dev.value("kind", "");
         r.device.ordinal = dev.value("ordinal", 0);
-        if (dev.contains("pcie_link") && dev["pcie_link"].is_string())
-            r.device.pcie_link = dev["pcie_link"].get<std::string>();
+        auto text = [&](const char *key) {
+            return dev.contains(key) && dev[key].is_string() ? dev[key].get<std::string>() : std::string();
+        };
+        r.device.pcie_link = text("pcie_link");
+        r.device.driver_version = text("driver_version");
+        r.device.runtime_version = text("runtime_version");
         for (const json &jf : require(jr, "figures", "a result")) {
             Figure f;
             f.name = require(jf, "name", "a figure").get<std::string>();
             f.unit = require(jf, "unit", "a figure").get<std::string>();
             f.bytes = jf.value("bytes", std::uint64_t{0});
             f.note = jf.value("note", "");
-            if (jf.contains("median") && jf["median"].is_number())
+            if (jf.contains("median") && jf["median"].is_number()) {
                 f.stats = Stats{number_at(jf, "min"), number_at(jf, "median"), number_at(jf, "max"),
                                 jf.value("samples", std::size_t{0})};
+                // Reports written before mean / stddev existed leave them NaN (unknown).
+                if (jf.contains("mean"))
+                    f.stats->mean = number_at(jf, "mean");
+                if (jf.contains("stddev"))
+                    f.stats->stddev = number_at(jf, "stddev");
+                if (jf.contains("values") && jf["values"].is_array())
+                    for (const json &v : jf["values"])
+                        f.stats->values.push_back(v.is_number() ? v.get<double>() : std::nan(""));
+            }
             r.figures.push_back(std::move(f));
         }
         const json &ver = require(jr, "verification", "a result");
@@ -139,6 +204,13 @@ Report report_from_json(const json &j)
             r.error = jr["error"].get<std::string>();
         report.results.push_back(std::move(r));
     }
+    if (j.contains("recommendations") && j["recommendations"].is_array())
+        for (const json &rec : j["recommendations"])
+            report.recommendations.push_back({rec.value("pattern", ""),
+                                              rec.contains("backend") && rec["backend"].is_string()
+                                                  ? rec["backend"].get<std::string>()
+                                                  : std::string(),
+                                              rec.value("basis", "")});
     return report;
 }
 

@@ -122,52 +122,71 @@ void run_bandwidth(WorkflowRun &run)
     DirectionRows h2d_rows, d2h_rows;
     std::vector<Figure> bidir_rows;
 
+    const bool do_h2d = o.has_direction("h2d"), do_d2h = o.has_direction("d2h"), do_bidir = o.has_direction("bidir");
+    add_text_param(r, "directions", [&] {
+        std::string text;
+        for (const std::string &d : o.directions)
+            text += (text.empty() ? "" : ",") + d;
+        return text;
+    }());
     for (std::uint64_t size64 : sizes) {
         const std::size_t size = static_cast<std::size_t>(size64);
         const std::string sz = format_size(size);
         s.timeline().reanchor(s.anchor_stream());
-        // Two buffers so the bidirectional test has data flowing both ways; freed per size.
-        Buffer a(s.context(), size), b(s.context(), size);
+        // Buffer b only for the bidirectional test (data flowing both ways); freed per size, so
+        // the peak is what the largest size needs: one or two buffers of it, both views.
+        Buffer a(s.context(), size);
+        std::optional<Buffer> b;
+        if (do_bidir)
+            b.emplace(s.context(), size);
         const std::uint64_t seed_a = derive_seed(o.seed, 100 + size64), seed_b = derive_seed(o.seed, 200 + size64);
         RandomData(seed_a).fill_bytes(a.host(), size);
-        RandomData(seed_b).fill_bytes(b.host(), size);
-        check(xfer_copy(b.get(), XFER_TO_DEVICE, 0, size), "xfer_copy"); // b's device view starts with b's data
+        if (b) {
+            RandomData(seed_b).fill_bytes(b->host(), size);
+            check(xfer_copy(b->get(), XFER_TO_DEVICE, 0, size), "xfer_copy"); // b's device view starts with b's data
+        }
         // A raw call that moved bytes the wrong way would still time plausibly: prove it first.
         verify_raw_copies(s, raw, a, raw_stream, seed_a, verifier, "raw h2d + d2h of buffer a (" + sz + ")");
 
-        run.progress.detail(sz + " h2d");
-        const SideBySide h2d = time_side_by_side(s, o, a, XFER_TO_DEVICE, raw, s1, raw_stream, "h2d " + sz);
+        if (do_h2d) {
+            run.progress.detail(sz + " h2d");
+            const SideBySide h2d = time_side_by_side(s, o, a, XFER_TO_DEVICE, raw, s1, raw_stream, "h2d " + sz);
+            add_rows(h2d_rows.xfer, s, "h2d", size, size, h2d.xfer_ms);
+            h2d_rows.add_side_by_side("h2d", size, h2d, raw);
+        }
+        if (do_d2h) {
+            run.progress.detail(sz + " d2h");
+            const SideBySide d2h = time_side_by_side(s, o, a, XFER_TO_HOST, raw, s1, raw_stream, "d2h " + sz);
+            add_rows(d2h_rows.xfer, s, "d2h", size, size, d2h.xfer_ms);
+            d2h_rows.add_side_by_side("d2h", size, d2h, raw);
+        }
+        if (b) {
+            run.progress.detail(sz + " bidirectional");
+            std::vector<double> bidir = repeat(o, [&](bool) {
+                place_for(s, a, XFER_TO_DEVICE, s1);
+                place_for(s, *b, XFER_TO_HOST, s2);
+                Span up = queue_copy(s, a, XFER_TO_DEVICE, s1, "bidir h2d " + sz);
+                Span down = queue_copy(s, *b, XFER_TO_HOST, s2, "bidir d2h " + sz);
+                s1.synchronize();
+                s2.synchronize();
+                SpanTime tu = s.timeline().finish(up), td = s.timeline().finish(down);
+                return std::max(tu.end_ms, td.end_ms) - std::min(tu.start_ms, td.start_ms);
+            });
+            add_rows(bidir_rows, s, "bidirectional", 2 * size64, size, bidir);
+        }
 
-        run.progress.detail(sz + " d2h");
-        const SideBySide d2h = time_side_by_side(s, o, a, XFER_TO_HOST, raw, s1, raw_stream, "d2h " + sz);
-
-        run.progress.detail(sz + " bidirectional");
-        std::vector<double> bidir = repeat(o, [&](bool) {
-            place_for(s, a, XFER_TO_DEVICE, s1);
-            place_for(s, b, XFER_TO_HOST, s2);
-            Span up = queue_copy(s, a, XFER_TO_DEVICE, s1, "bidir h2d " + sz);
-            Span down = queue_copy(s, b, XFER_TO_HOST, s2, "bidir d2h " + sz);
-            s1.synchronize();
-            s2.synchronize();
-            SpanTime tu = s.timeline().finish(up), td = s.timeline().finish(down);
-            return std::max(tu.end_ms, td.end_ms) - std::min(tu.start_ms, td.start_ms);
-        });
-
-        add_rows(h2d_rows.xfer, s, "h2d", size, size, h2d.xfer_ms);
-        h2d_rows.add_side_by_side("h2d", size, h2d, raw);
-        add_rows(d2h_rows.xfer, s, "d2h", size, size, d2h.xfer_ms);
-        d2h_rows.add_side_by_side("d2h", size, d2h, raw);
-        add_rows(bidir_rows, s, "bidirectional", 2 * size64, size, bidir);
-
-        // Both device views must hold their inputs: clear the host views and fetch them.
+        // The device views must hold their inputs: clear the host views and fetch them.
         if (!s.shared_view()) {
             std::memset(a.host(), 0, size);
-            std::memset(b.host(), 0, size);
+            if (b)
+                std::memset(b->host(), 0, size);
         }
         fetch_to_host(s, a, s1);
-        fetch_to_host(s, b, s2);
         verifier.bytes_from_seed("buffer a (" + sz + ")", a.host(), size, seed_a);
-        verifier.bytes_from_seed("buffer b (" + sz + ")", b.host(), size, seed_b);
+        if (b) {
+            fetch_to_host(s, *b, s2);
+            verifier.bytes_from_seed("buffer b (" + sz + ")", b->host(), size, seed_b);
+        }
     }
     // Grouped by direction, sizes ascending: reads as curves (xfer, raw, ratio per direction).
     h2d_rows.append_to(r.figures);

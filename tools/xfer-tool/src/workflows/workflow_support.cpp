@@ -30,8 +30,9 @@ void add_text_param(WorkflowResult &r, const std::string &name, const std::strin
 void add_common_params(WorkflowResult &r, const RunOptions &o)
 {
     add_count_param(r, "repeats", static_cast<std::uint64_t>(o.repeats));
+    add_text_param(r, "repeats policy", o.fixed_repeats ? "fixed" : "adaptive (at most repeats; see --help)");
     add_count_param(r, "warmup", static_cast<std::uint64_t>(o.warmup));
-    add_count_param(r, "seed", o.seed);
+    add_text_param(r, "seed", std::to_string(o.seed)); // a string: JSON tools round numbers above 2^53
 }
 
 Figure time_figure(const std::string &name, const std::vector<double> &ms, std::uint64_t bytes,
@@ -131,6 +132,26 @@ std::size_t float_count(std::uint64_t bytes, const char *option)
         throw std::invalid_argument(std::string(option) + " " + format_size(bytes) +
                                     " holds no float element; use at least 4 B");
     return static_cast<std::size_t>(bytes / sizeof(float));
+}
+
+RepeatCounter::RepeatCounter(const RunOptions &o) : o_(o), start_(Clock::now()) {}
+
+bool RepeatCounter::more(const std::vector<double> *samples)
+{
+    if (done_ >= o_.repeats)
+        return false;
+    const int min_samples = o_.quick ? AdaptiveRepeats::quick_min_samples : AdaptiveRepeats::min_samples;
+    if (!o_.fixed_repeats && done_ >= min_samples) {
+        if (ms_between(start_, Clock::now()) >= AdaptiveRepeats::seconds * 1e3)
+            return false;
+        if (samples && !samples->empty()) {
+            const Stats st = summarize(*samples);
+            if (st.mean > 0 && st.stddev / st.mean < AdaptiveRepeats::steady_spread)
+                return false;
+        }
+    }
+    ++done_;
+    return true;
 }
 
 double median_of(const std::vector<double> &samples)

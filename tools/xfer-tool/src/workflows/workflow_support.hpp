@@ -57,25 +57,42 @@ void fetch_to_host(Session &s, const Buffer &buf, const Stream &stream);
 // Floats that fit in `bytes`; throws std::invalid_argument naming the option when < 1.
 std::size_t float_count(std::uint64_t bytes, const char *option);
 
-// Runs body(warmup) options.warmup times with warmup = true, then options.repeats times
-// with warmup = false, collecting what the timed runs return.
+// Decides when a measurement's timed repeats stop: exactly options.repeats with --repeats
+// given, else early as AdaptiveRepeats (run_options.hpp) says.
+class RepeatCounter {
+  public:
+    explicit RepeatCounter(const RunOptions &o);
+    // True while another timed repeat should run; `samples` (may be null) are the ones so far.
+    bool more(const std::vector<double> *samples = nullptr);
+
+  private:
+    const RunOptions &o_;
+    int done_ = 0;
+    Clock::time_point start_;
+};
+
+// Runs body(warmup) options.warmup times with warmup = true, then the timed repeats (see
+// RepeatCounter) with warmup = false, collecting what the timed runs return.
 template <class Body> std::vector<double> repeat(const RunOptions &o, Body body)
 {
     for (int i = 0; i < o.warmup; ++i)
         body(true);
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(o.repeats));
-    for (int i = 0; i < o.repeats; ++i)
+    RepeatCounter counter(o);
+    while (counter.more(&samples))
         samples.push_back(body(false));
     return samples;
 }
 
-// The same for bodies that collect several figures themselves: body(warmup) returns nothing.
+// The same for bodies that collect several figures themselves: body(warmup) returns nothing
+// (their early stop is by time only).
 template <class Body> void run_repeats(const RunOptions &o, Body body)
 {
     for (int i = 0; i < o.warmup; ++i)
         body(true);
-    for (int i = 0; i < o.repeats; ++i)
+    RepeatCounter counter(o);
+    while (counter.more())
         body(false);
 }
 
