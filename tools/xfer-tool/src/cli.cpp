@@ -381,6 +381,7 @@ std::string general_help()
          << "  xfer-tool compare [WORKFLOW...] [OPTIONS]      all workflows on every available backend, side by side,\n"
          << "                                                 with one recommendation per transfer pattern\n"
          << "  xfer-tool plot RESULTS.json -o FILE.png|.svg   bandwidth against transfer size (gnuplot)\n"
+         << "  xfer-tool bench [OPTIONS]                      every performance target: xfer vs the raw call, PASS/FAIL\n"
          << "  xfer-tool --help | --version\n\n"
          << "Workflows (each verified against a host-computed reference):\n";
     for (const Workflow &w : all_workflows()) {
@@ -438,7 +439,13 @@ Invocation parse_command_line(const std::vector<std::string> &args)
         return parse_run(rest, Command::compare);
     if (args[0] == "plot")
         return parse_plot(rest);
-    throw UsageError("unknown command '" + args[0] + "' (commands: list, run, compare, plot)", "Try 'xfer-tool --help'.");
+    if (args[0] == "bench") {
+        inv.command = Command::bench;
+        inv.bench_args = rest;
+        return inv;
+    }
+    throw UsageError("unknown command '" + args[0] + "' (commands: list, run, compare, plot, bench)",
+                     "Try 'xfer-tool --help'.");
 }
 
 } // namespace xfer_tool

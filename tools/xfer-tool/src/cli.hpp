@@ -1,5 +1,5 @@
 // The command line of xfer-tool (Boost.Program_options):
-//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot RESULTS.json -o FILE
+//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot RESULTS.json -o FILE | bench
 // Run options may also come from the [xfer-tool] section of the configuration file
 // (--config, else XFER_CONFIG); the command line wins over the file.
 #pragma once
@@ -13,7 +13,7 @@
 
 namespace xfer_tool {
 
-enum class Command { help, version, list, run, compare, plot };
+enum class Command { help, version, list, run, compare, plot, bench };
 
 struct PlotOptions {
     std::string input;
@@ -26,6 +26,7 @@ struct Invocation {
     PlotOptions plot;       // plot
     std::string config;     // list, run, compare: the configuration file ("" = none)
     std::string help_text;  // help: what to print
+    std::vector<std::string> bench_args; // bench: its arguments, parsed by the bench command
 };
 
 // A command line the tool cannot run; what() says what is wrong, hint() where to look.

@@ -28,6 +28,8 @@ int main(int argc, char **argv)
             return run_workflows(inv.run, true);
         case Command::plot:
             return run_plot(inv.plot);
+        case Command::bench:
+            return run_bench_command(inv.bench_args);
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());
