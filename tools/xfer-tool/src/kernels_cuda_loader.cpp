@@ -87,17 +87,18 @@ class CudaKernels final : public Kernels {
     void raw_memcpy_loop(void *const *dsts, const void *const *srcs, const std::size_t *sizes, std::size_t count,
                          xfer_copy_kind kind, const Stream &s) override
     {
+        const int direction = raw_kind(kind); // refused before anything is queued
         char message[320] = "";
-        raw_checked(raw_memcpy_loop_(device_, dsts, srcs, sizes, count, raw_kind(kind), native(s), message,
-                                     sizeof message),
+        raw_checked(raw_memcpy_loop_(device_, dsts, srcs, sizes, count, direction, native(s), message, sizeof message),
                     message);
     }
     double raw_memcpy_call_ns(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind, std::size_t calls,
                               const Stream &s) override
     {
+        const int direction = raw_kind(kind); // refused before anything is queued
         char message[320] = "";
         double ns = 0;
-        raw_checked(raw_memcpy_call_ns_(device_, dst, src, bytes, raw_kind(kind), native(s), calls, &ns, message,
+        raw_checked(raw_memcpy_call_ns_(device_, dst, src, bytes, direction, native(s), calls, &ns, message,
                                         sizeof message),
                     message);
         return ns;
