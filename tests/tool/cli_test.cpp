@@ -89,7 +89,7 @@ TEST(Cli, BackendAllAndCompareDefaults)
 
 TEST(Cli, BadInputSaysWhatIsWrong)
 {
-    EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot, diff)");
+    EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench)");
     EXPECT_EQ(usage_error({"run"}),
               "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access");
     EXPECT_EQ(usage_error({"run", "nope"}), "unknown workflow 'nope' (workflows: all, roundtrip, sync-async, bandwidth, "

@@ -99,4 +99,23 @@ TEST(CudaKernelsLibrary, LoadsWithEveryLauncher)
     ASSERT_TRUE(k);
     EXPECT_NE(k->description().find(XFER_TOOL_KERNELS_CUDA_FILE), std::string::npos) << k->description();
 }
+
+// The bench's raw calls take H2D, D2H or default; another kind is refused before any CUDA call
+// (so this holds without a GPU too), naming the kind.
+TEST(CudaKernelsLibrary, RawCallsRefuseAHostToHostKind)
+{
+    unsetenv("XFER_TOOL_KERNELS_PATH");
+    std::unique_ptr<Kernels> k = make_cuda_kernels(0);
+    Context ctx("host", 0);
+    Stream stream(ctx);
+    unsigned char a[4] = {1, 2, 3, 4}, b[4] = {};
+    try {
+        k->raw_memcpy_call_ns(b, a, sizeof a, XFER_COPY_HOST_TO_HOST, 1, stream);
+        FAIL() << "no exception";
+    } catch (const XferError &e) {
+        EXPECT_EQ(e.status(), XFER_ERROR_INVALID_ARGUMENT);
+        EXPECT_NE(std::string(e.what()).find("copy kind 0"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(b[0], 0) << "nothing was copied";
+}
 #endif

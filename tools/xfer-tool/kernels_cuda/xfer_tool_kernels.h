@@ -8,11 +8,11 @@
  * cudaError_t of the launch as an int (0 = success); xfer_tool_cuda_error_string() names it.
  * Kernels work on float arrays of `n` elements with grid-stride loops (any n).
  *
- * The raw calls (xfer_tool_raw_*) are what a user writes without xfer; `bandwidth` times them
- * next to xfer_copy_async on the same memory. They queue on `stream` without waiting, never
- * throw, and return the cudaError_t of the first failing call (0 = success); on failure they
- * write "<call>(<arguments>): <cudaErrorName>: <description> (<code>)" into `message`
- * (`message_size` bytes, always terminated; NULL or 0 writes nothing).
+ * The raw calls (xfer_tool_raw_*) are what a user writes without xfer; `bandwidth` and
+ * `bench` time them next to xfer's calls on the same memory. They queue on `stream` without
+ * waiting, never throw, and return the cudaError_t of the first failing call (0 = success); on
+ * failure they write "<call>(<arguments>): <cudaErrorName>: <description> (<code>)" into
+ * `message` (`message_size` bytes, always terminated; NULL or 0 writes nothing).
  */
 #ifndef XFER_TOOL_KERNELS_H
 #define XFER_TOOL_KERNELS_H
@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Interface version; the tool refuses a library that reports another one. */
-#define XFER_TOOL_KERNELS_ABI 2
+#define XFER_TOOL_KERNELS_ABI 3
 
 XFER_TOOL_KERNELS_API int xfer_tool_kernels_abi(void);
 
@@ -55,6 +55,8 @@ XFER_TOOL_KERNELS_API int xfer_tool_gather(int device, const float *in, float *o
 /** Directions of the raw calls (no cudaMemcpyKind on this boundary: it is a CUDA type). */
 #define XFER_TOOL_RAW_TO_DEVICE 1 /**< host view -> device view (cudaMemcpyHostToDevice) */
 #define XFER_TOOL_RAW_TO_HOST 2   /**< device view -> host view (cudaMemcpyDeviceToHost) */
+#define XFER_TOOL_RAW_DEFAULT 3   /**< cudaMemcpyDefault: the runtime infers it (managed, mapped memory);
+                                       xfer_tool_raw_memcpy_async and _loop and _call_ns only */
 
 /** cudaSetDevice(device), then cudaMemcpyAsync(dst, src, bytes, kind of `direction`, stream). */
 XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_async(int device, void *dst, const void *src, size_t bytes,
@@ -66,6 +68,26 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_async(int device, void *dst, cons
 XFER_TOOL_KERNELS_API int xfer_tool_raw_prefetch_async(int device, const void *ptr, size_t bytes, int direction,
                                                        void *stream, char *message, size_t message_size);
 
+/** The loop a user writes for scattered pieces without xfer (xfer-tool bench): cudaSetDevice(device),
+    then for i in [0, count): cudaMemcpyAsync(dsts[i], srcs[i], sizes[i], kind of `direction`,
+    stream). Stops at the first failing call (the message names its index). */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_loop(int device, void *const *dsts, const void *const *srcs,
+                                                    const size_t *sizes, size_t count, int direction, void *stream,
+                                                    char *message, size_t message_size);
+
+/** Host time of `calls` back-to-back cudaMemcpyAsync(dst, src, bytes, kind of `direction`,
+    stream) calls (xfer-tool bench's per-call overhead): cudaSetDevice(device) first, then
+    std::chrono::steady_clock around the loop alone; `*ns` (not NULL) receives the loop's total
+    in nanoseconds. Does not wait for the copies: the caller synchronises the stream. */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_call_ns(int device, void *dst, const void *src, size_t bytes,
+                                                       int direction, void *stream, size_t calls, double *ns,
+                                                       char *message, size_t message_size);
+
+/** cudaSetDevice(device), then cudaMemsetAsync(ptr, value, bytes, stream): clears a device
+    range before a copy into it is verified. */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memset_async(int device, void *ptr, int value, size_t bytes, void *stream,
+                                                     char *message, size_t message_size);
+
 /* Symbol names the tool looks up. */
 #define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
 #define XFER_TOOL_SYM_ERROR_STRING "xfer_tool_cuda_error_string"
@@ -75,6 +97,9 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_prefetch_async(int device, const void *p
 #define XFER_TOOL_SYM_GATHER "xfer_tool_gather"
 #define XFER_TOOL_SYM_RAW_MEMCPY_ASYNC "xfer_tool_raw_memcpy_async"
 #define XFER_TOOL_SYM_RAW_PREFETCH_ASYNC "xfer_tool_raw_prefetch_async"
+#define XFER_TOOL_SYM_RAW_MEMCPY_LOOP "xfer_tool_raw_memcpy_loop"
+#define XFER_TOOL_SYM_RAW_MEMCPY_CALL_NS "xfer_tool_raw_memcpy_call_ns"
+#define XFER_TOOL_SYM_RAW_MEMSET_ASYNC "xfer_tool_raw_memset_async"
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -510,6 +510,7 @@ std::string general_help()
          << "  xfer-tool plot RESULTS.json -o FILE.png|.svg   bandwidth against transfer size (gnuplot)\n"
          << "  xfer-tool plot --kind overlap TRACE.json -o FILE.png   timeline of a --trace file, one row per stream\n"
          << "  xfer-tool diff A.json B.json                   figures that changed beyond their spread\n"
+         << "  xfer-tool bench [OPTIONS]                      every performance target: xfer vs the raw call, PASS/FAIL\n"
          << "  xfer-tool --help | --version\n\n"
          << "Workflows (each verified against a host-computed reference):\n";
     for (const Workflow &w : all_workflows()) {
@@ -571,6 +572,12 @@ Invocation parse_command_line(const std::vector<std::string> &args)
         {"compare", [](const std::vector<std::string> &rest) { return parse_run(rest, Command::compare); }},
         {"plot", parse_plot},
         {"diff", parse_diff},
+        {"bench", [](const std::vector<std::string> &rest) {  // parses its own options (bench/)
+             Invocation inv;
+             inv.command = Command::bench;
+             inv.bench_args = rest;
+             return inv;
+         }},
     };
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     std::string names;

@@ -1,5 +1,5 @@
 // The command line of xfer-tool (Boost.Program_options):
-//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot FILE -o IMAGE | diff A.json B.json
+//   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot FILE -o IMAGE | diff A.json B.json | bench
 // Each sub-command is one parse_* function and one row of the table in parse_command_line.
 // Run options may also come from the [xfer-tool] section of the configuration file
 // (--config, else XFER_CONFIG); the command line wins over the file.
@@ -14,7 +14,7 @@
 
 namespace xfer_tool {
 
-enum class Command { help, version, list, run, compare, plot, diff };
+enum class Command { help, version, list, run, compare, plot, diff, bench };
 
 struct PlotOptions {
     std::string input;
@@ -35,6 +35,7 @@ struct Invocation {
     DiffOptions diff;       // diff
     std::string config;     // list, run, compare: the configuration file ("" = none)
     std::string help_text;  // help: what to print
+    std::vector<std::string> bench_args; // bench: its arguments, parsed by the bench command
 };
 
 // A command line the tool cannot run; what() says what is wrong, hint() where to look.

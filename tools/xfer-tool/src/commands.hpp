@@ -4,6 +4,7 @@
 #include "cli.hpp"
 
 #include <string>
+#include <vector>
 
 namespace xfer_tool {
 
@@ -12,12 +13,15 @@ enum ExitStatus {
     kExitVerificationFailed = 1,
     kExitUsage = 2,
     kExitError = 3,
+    kExitTargetMissed = 4, // bench: a target missed its ratio (everything verified)
 };
 
 int run_list();
 int run_workflows(const RunOptions &options, bool compare);
 int run_plot(const PlotOptions &options);
 int run_diff(const DiffOptions &options);
+// `xfer-tool bench`: parses its own options (bench/bench_command.cpp); throws UsageError.
+int run_bench_command(const std::vector<std::string> &args);
 
 // "1.0.0" of the libxfer loaded at run time, or "unknown".
 std::string library_version();

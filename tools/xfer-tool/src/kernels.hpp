@@ -35,6 +35,17 @@ class Kernels {
     virtual void raw_memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
                                   const Stream &s) = 0;
     virtual void raw_prefetch_async(const void *ptr, std::size_t bytes, xfer_direction dir, const Stream &s) = 0;
+
+    // bench's raw calls (xfer_tool_kernels.h), with a copy kind: XFER_COPY_HOST_TO_DEVICE,
+    // XFER_COPY_DEVICE_TO_HOST or XFER_COPY_DEFAULT (cudaMemcpyDefault, for shared-view memory).
+    // A loop of cudaMemcpyAsync, one per piece, queued on s:
+    virtual void raw_memcpy_loop(void *const *dsts, const void *const *srcs, const std::size_t *sizes,
+                                 std::size_t count, xfer_copy_kind kind, const Stream &s) = 0;
+    // Host nanoseconds spent in `calls` back-to-back cudaMemcpyAsync calls (queued, not waited for):
+    virtual double raw_memcpy_call_ns(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
+                                      std::size_t calls, const Stream &s) = 0;
+    // cudaMemsetAsync of a device range, queued on s:
+    virtual void raw_memset_async(void *ptr, int value, std::size_t bytes, const Stream &s) = 0;
 };
 
 // Host kernels run as stream-ordered host functions (xfer_stream_launch_host_func): on the

@@ -42,6 +42,9 @@ class CudaKernels final : public Kernels {
         gather_ = symbol<decltype(xfer_tool_gather)>(XFER_TOOL_SYM_GATHER);
         raw_memcpy_async_ = symbol<decltype(xfer_tool_raw_memcpy_async)>(XFER_TOOL_SYM_RAW_MEMCPY_ASYNC);
         raw_prefetch_async_ = symbol<decltype(xfer_tool_raw_prefetch_async)>(XFER_TOOL_SYM_RAW_PREFETCH_ASYNC);
+        raw_memcpy_loop_ = symbol<decltype(xfer_tool_raw_memcpy_loop)>(XFER_TOOL_SYM_RAW_MEMCPY_LOOP);
+        raw_memcpy_call_ns_ = symbol<decltype(xfer_tool_raw_memcpy_call_ns)>(XFER_TOOL_SYM_RAW_MEMCPY_CALL_NS);
+        raw_memset_async_ = symbol<decltype(xfer_tool_raw_memset_async)>(XFER_TOOL_SYM_RAW_MEMSET_ASYNC);
         if (int abi = abi_(); abi != XFER_TOOL_KERNELS_ABI)
             throw XferError(XFER_ERROR_BACKEND_ABI, "CUDA kernels library '" + path_.string() + "' has interface " +
                                                         std::to_string(abi) + ", xfer-tool needs " +
@@ -81,6 +84,31 @@ class CudaKernels final : public Kernels {
                     message);
     }
 
+    void raw_memcpy_loop(void *const *dsts, const void *const *srcs, const std::size_t *sizes, std::size_t count,
+                         xfer_copy_kind kind, const Stream &s) override
+    {
+        const int direction = raw_kind(kind); // refused before anything is queued
+        char message[320] = "";
+        raw_checked(raw_memcpy_loop_(device_, dsts, srcs, sizes, count, direction, native(s), message, sizeof message),
+                    message);
+    }
+    double raw_memcpy_call_ns(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind, std::size_t calls,
+                              const Stream &s) override
+    {
+        const int direction = raw_kind(kind); // refused before anything is queued
+        char message[320] = "";
+        double ns = 0;
+        raw_checked(raw_memcpy_call_ns_(device_, dst, src, bytes, direction, native(s), calls, &ns, message,
+                                        sizeof message),
+                    message);
+        return ns;
+    }
+    void raw_memset_async(void *ptr, int value, std::size_t bytes, const Stream &s) override
+    {
+        char message[320] = "";
+        raw_checked(raw_memset_async_(device_, ptr, value, bytes, native(s), message, sizeof message), message);
+    }
+
   private:
     template <class Fn> Fn *symbol(const char *name)
     {
@@ -109,6 +137,23 @@ class CudaKernels final : public Kernels {
         return dir == XFER_TO_DEVICE ? XFER_TOOL_RAW_TO_DEVICE : XFER_TOOL_RAW_TO_HOST;
     }
 
+    static int raw_kind(xfer_copy_kind kind)
+    {
+        switch (kind) {
+        case XFER_COPY_HOST_TO_DEVICE:
+            return XFER_TOOL_RAW_TO_DEVICE;
+        case XFER_COPY_DEVICE_TO_HOST:
+            return XFER_TOOL_RAW_TO_HOST;
+        case XFER_COPY_DEFAULT:
+            return XFER_TOOL_RAW_DEFAULT;
+        default:
+            break;
+        }
+        throw XferError(XFER_ERROR_INVALID_ARGUMENT,
+                        "raw CUDA call: copy kind " + std::to_string(static_cast<int>(kind)) +
+                            " is not host to device, device to host or default");
+    }
+
     // The library's message names the CUDA call that failed and its arguments.
     static void raw_checked(int code, const char *message)
     {
@@ -128,6 +173,9 @@ class CudaKernels final : public Kernels {
     decltype(xfer_tool_gather) *gather_ = nullptr;
     decltype(xfer_tool_raw_memcpy_async) *raw_memcpy_async_ = nullptr;
     decltype(xfer_tool_raw_prefetch_async) *raw_prefetch_async_ = nullptr;
+    decltype(xfer_tool_raw_memcpy_loop) *raw_memcpy_loop_ = nullptr;
+    decltype(xfer_tool_raw_memcpy_call_ns) *raw_memcpy_call_ns_ = nullptr;
+    decltype(xfer_tool_raw_memset_async) *raw_memset_async_ = nullptr;
 };
 
 } // namespace

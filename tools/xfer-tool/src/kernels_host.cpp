@@ -64,14 +64,30 @@ class HostKernels final : public Kernels {
     }
 
     // The host backend's raw equivalent is a plain std::memcpy on the calling thread
-    // (raw_copy.cpp), not a stream operation.
+    // (raw_copy.cpp, bench/raw_path.cpp), not a stream operation.
     void raw_memcpy_async(void *, const void *, std::size_t, xfer_direction, const Stream &) override
     {
-        throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_memcpy_async: the host kernels make no CUDA calls");
+        no_cuda_call("raw_memcpy_async");
     }
     void raw_prefetch_async(const void *, std::size_t, xfer_direction, const Stream &) override
     {
-        throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_prefetch_async: the host kernels make no CUDA calls");
+        no_cuda_call("raw_prefetch_async");
+    }
+    void raw_memcpy_loop(void *const *, const void *const *, const std::size_t *, std::size_t, xfer_copy_kind,
+                         const Stream &) override
+    {
+        no_cuda_call("raw_memcpy_loop");
+    }
+    double raw_memcpy_call_ns(void *, const void *, std::size_t, xfer_copy_kind, std::size_t, const Stream &) override
+    {
+        no_cuda_call("raw_memcpy_call_ns");
+    }
+    void raw_memset_async(void *, int, std::size_t, const Stream &) override { no_cuda_call("raw_memset_async"); }
+
+  private:
+    [[noreturn]] static void no_cuda_call(const char *what)
+    {
+        throw XferError(XFER_ERROR_NOT_SUPPORTED, std::string(what) + ": the host kernels make no CUDA calls");
     }
 };
 

@@ -32,6 +32,8 @@ int main(int argc, char **argv)
             return run_plot(inv.plot);
         case Command::diff:
             return run_diff(inv.diff);
+        case Command::bench:
+            return run_bench_command(inv.bench_args);
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());

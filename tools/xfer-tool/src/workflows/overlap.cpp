@@ -3,6 +3,8 @@
 // run at once. Reports both times, the speed-up and the overlap efficiency: the ideal pipelined
 // time (one batch's three stages, then one slowest stage per further batch, from the serial
 // run's per-stage medians) divided by the measured pipelined time.
+#include "workflows/overlap.hpp"
+
 #include "random_data.hpp"
 #include "units.hpp"
 #include "workflows/workflow.hpp"
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 namespace xfer_tool {
@@ -20,11 +23,6 @@ constexpr float kFactor = 1.5f;
 
 struct BatchSpans {
     Span in, kernel, out;
-};
-
-struct PassTimes {
-    double total_ms = 0;
-    double h2d_ms = 0, kernel_ms = 0, d2h_ms = 0; // per batch, mean over the batches
 };
 
 // Queues every batch (batch i on streams[i % streams.size()]), waits, and times the pass.
@@ -61,65 +59,81 @@ PassTimes run_pass(Session &s, const Buffer &buf, const std::vector<std::unique_
     return t;
 }
 
+std::size_t checked_batches(int batches)
+{
+    if (batches < 1)
+        throw std::invalid_argument("overlap: batches must be at least 1, not " + std::to_string(batches));
+    return static_cast<std::size_t>(batches);
+}
+
 } // namespace
+
+OverlapPasses::OverlapPasses(Session &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed)
+    : s_(s), batches_(checked_batches(batches)), batch_elems_(float_count(bytes / batches_, "--size / --batches")),
+      n_(batch_elems_ * batches_), buf_(s.context(), n_ * sizeof(float)), input_(n_), expected_(n_)
+{
+    if (streams < 1)
+        throw std::invalid_argument("overlap: streams must be at least 1, not " + std::to_string(streams));
+    serial_.push_back(std::make_unique<Stream>(s.context()));
+    s.timeline().name_stream(*serial_[0], "serial stream");
+    for (int i = 0; i < streams; ++i) {
+        pipelined_.push_back(std::make_unique<Stream>(s.context()));
+        s.timeline().name_stream(*pipelined_.back(), "stream " + std::to_string(i + 1));
+    }
+    RandomData(seed).fill_floats(input_.data(), n_);
+    for (std::size_t i = 0; i < n_; ++i)
+        expected_[i] = input_[i] * kFactor;
+}
+
+OverlapSample OverlapPasses::run(Verifier &verifier)
+{
+    OverlapSample out;
+    // Every pass starts from the input on the host (for managed memory: pages on the host).
+    std::memcpy(buf_.host(), input_.data(), bytes());
+    out.serial = run_pass(s_, buf_, serial_, batches_, batch_elems_, "serial");
+    verifier.floats("serial result", buf_.host<float>(), expected_.data(), n_);
+    std::memcpy(buf_.host(), input_.data(), bytes());
+    out.pipelined = run_pass(s_, buf_, pipelined_, batches_, batch_elems_, "pipelined");
+    verifier.floats("pipelined result", buf_.host<float>(), expected_.data(), n_);
+    const PassTimes &ser = out.serial;
+    const double slowest = std::max({ser.h2d_ms, ser.kernel_ms, ser.d2h_ms});
+    out.ideal_ms = ser.h2d_ms + ser.kernel_ms + ser.d2h_ms + (batches_ - 1) * slowest;
+    return out;
+}
 
 void run_overlap(WorkflowRun &run)
 {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
-    const std::size_t batches = static_cast<std::size_t>(o.batches);
-    const std::size_t batch_elems = float_count(o.size / batches, "--size / --batches");
-    const std::size_t n = batch_elems * batches;
-    const std::size_t bytes = n * sizeof(float);
+    OverlapPasses passes(s, o.size, o.batches, o.streams, derive_seed(o.seed, 5));
+    const std::size_t bytes = passes.bytes();
     add_size_param(r, "size", bytes);
-    add_size_param(r, "batch size", batch_elems * sizeof(float));
-    add_count_param(r, "batches", batches);
+    add_size_param(r, "batch size", passes.batch_bytes());
+    add_count_param(r, "batches", passes.batches());
     add_count_param(r, "streams", static_cast<std::uint64_t>(o.streams));
     add_common_params(r, o);
-
-    Buffer buf(s.context(), bytes);
-    std::vector<std::unique_ptr<Stream>> serial, pipelined;
-    serial.push_back(std::make_unique<Stream>(s.context()));
-    s.timeline().name_stream(*serial[0], "serial stream");
-    for (int i = 0; i < o.streams; ++i) {
-        pipelined.push_back(std::make_unique<Stream>(s.context()));
-        s.timeline().name_stream(*pipelined.back(), "stream " + std::to_string(i + 1));
-    }
-
-    std::vector<float> input(n), expected(n);
-    RandomData(derive_seed(o.seed, 5)).fill_floats(input.data(), n);
-    for (std::size_t i = 0; i < n; ++i)
-        expected[i] = input[i] * kFactor;
 
     Verifier verifier;
     std::vector<double> serial_ms, pipelined_ms, speedup, ideal_ms, efficiency, h2d, kernel, d2h;
     int iteration = 0;
     run_repeats(o, [&](bool warmup) {
         run.progress.detail(warmup ? "warm-up" : "repeat " + std::to_string(++iteration));
-        // Every pass starts from the input on the host (for managed memory: pages on the host).
-        std::memcpy(buf.host(), input.data(), bytes);
-        PassTimes ser = run_pass(s, buf, serial, batches, batch_elems, "serial");
-        verifier.floats("serial result", buf.host<float>(), expected.data(), n);
-        std::memcpy(buf.host(), input.data(), bytes);
-        PassTimes pip = run_pass(s, buf, pipelined, batches, batch_elems, "pipelined");
-        verifier.floats("pipelined result", buf.host<float>(), expected.data(), n);
+        const OverlapSample t = passes.run(verifier);
         if (warmup)
             return;
-        const double slowest = std::max({ser.h2d_ms, ser.kernel_ms, ser.d2h_ms});
-        const double ideal = ser.h2d_ms + ser.kernel_ms + ser.d2h_ms + (batches - 1) * slowest;
-        serial_ms.push_back(ser.total_ms);
-        pipelined_ms.push_back(pip.total_ms);
-        speedup.push_back(ser.total_ms / pip.total_ms);
-        ideal_ms.push_back(ideal);
-        efficiency.push_back(ideal / pip.total_ms * 100.0);
-        h2d.push_back(ser.h2d_ms);
-        kernel.push_back(ser.kernel_ms);
-        d2h.push_back(ser.d2h_ms);
+        serial_ms.push_back(t.serial.total_ms);
+        pipelined_ms.push_back(t.pipelined.total_ms);
+        speedup.push_back(t.speedup());
+        ideal_ms.push_back(t.ideal_ms);
+        efficiency.push_back(t.efficiency() * 100.0);
+        h2d.push_back(t.serial.h2d_ms);
+        kernel.push_back(t.serial.kernel_ms);
+        d2h.push_back(t.serial.d2h_ms);
     });
     r.verification = verifier.result();
 
-    const std::uint64_t batch_bytes = batch_elems * sizeof(float);
+    const std::uint64_t batch_bytes = passes.batch_bytes();
     r.figures.push_back(time_figure("serial", serial_ms, bytes, "all batches on one stream"));
     r.figures.push_back(time_figure("pipelined", pipelined_ms, bytes,
                                     "batches spread over " + std::to_string(o.streams) + " streams"));

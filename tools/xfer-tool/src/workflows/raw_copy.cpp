@@ -1,7 +1,6 @@
 #include "workflows/raw_copy.hpp"
 
 #include "random_data.hpp"
-#include "workflows/workflow_support.hpp"
 
 #include <cstring>
 
@@ -38,25 +37,15 @@ double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_directio
     void *dst = to_device ? buf.device() : buf.host();
     const void *src = to_device ? buf.host() : buf.device();
     switch (call) {
-    case RawCall::host_memcpy: {
-        const Clock::time_point t0 = Clock::now();
-        std::memcpy(dst, src, buf.bytes());
-        const Clock::time_point t1 = Clock::now();
-        s.timeline().host_span(name, "raw copy", t0, t1, buf.bytes());
-        return ms_between(t0, t1);
-    }
+    case RawCall::host_memcpy:
+        return time_raw(s, call, raw_stream, name, "raw copy", buf.bytes(),
+                        [&] { std::memcpy(dst, src, buf.bytes()); });
     case RawCall::cuda_memcpy_async:
-    case RawCall::cuda_prefetch_async: {
-        const bool prefetch = call == RawCall::cuda_prefetch_async;
-        Span span = s.timeline().begin(raw_stream, name, prefetch ? "raw prefetch" : "raw copy", buf.bytes());
-        if (prefetch)
-            s.kernels().raw_prefetch_async(buf.device(), buf.bytes(), dir, raw_stream);
-        else
-            s.kernels().raw_memcpy_async(dst, src, buf.bytes(), dir, raw_stream);
-        s.timeline().end(span);
-        raw_stream.synchronize();
-        return s.timeline().finish(span).duration_ms;
-    }
+        return time_raw(s, call, raw_stream, name, "raw copy", buf.bytes(),
+                        [&] { s.kernels().raw_memcpy_async(dst, src, buf.bytes(), dir, raw_stream); });
+    case RawCall::cuda_prefetch_async:
+        return time_raw(s, call, raw_stream, name, "raw prefetch", buf.bytes(),
+                        [&] { s.kernels().raw_prefetch_async(buf.device(), buf.bytes(), dir, raw_stream); });
     case RawCall::none:
         break;
     }

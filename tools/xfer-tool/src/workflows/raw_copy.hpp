@@ -10,6 +10,7 @@
 
 #include "session.hpp"
 #include "verify.hpp"
+#include "workflows/workflow_support.hpp"
 
 #include <cstdint>
 #include <string>
@@ -22,6 +23,24 @@ RawCall raw_call_for(const Session &s);
 
 // What is measured, for report notes ("cudaMemcpyAsync(device view <-> host view), own stream").
 std::string raw_call_text(RawCall call);
+
+// Times raw work as timed_raw_copy does: for the CUDA calls, `queue()` queues them on
+// xfer_stream_native(raw_stream) between a span's events and the time is the events'; for
+// host_memcpy, `queue()` does the work on this thread, timed with steady_clock. Waits; traced
+// under `name` and `category`. Returns milliseconds.
+template <class Queue>
+double time_raw(Session &s, RawCall call, const Stream &raw_stream, const std::string &name, const char *category,
+                std::uint64_t bytes, Queue queue)
+{
+    if (call == RawCall::host_memcpy) {
+        const Clock::time_point t0 = Clock::now();
+        queue();
+        const Clock::time_point t1 = Clock::now();
+        s.timeline().host_span(name, category, t0, t1, bytes);
+        return ms_between(t0, t1);
+    }
+    return time_on_stream(s, raw_stream, name, category, bytes, queue);
+}
 
 // Copies the whole buffer in `dir` the raw way, waits, and returns its time in ms. CUDA calls
 // are queued on xfer_stream_native(raw_stream) between the timeline's events (the same kind

@@ -43,6 +43,19 @@ Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t o
                 const Stream &stream, const std::string &name);
 Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name);
 
+// Times stream work: `queue()` queues it on `stream` between a span's events; waits for the
+// stream and returns the events' milliseconds (traced under `name` and `category`).
+template <class Queue>
+double time_on_stream(Session &s, const Stream &stream, const std::string &name, const std::string &category,
+                      std::uint64_t bytes, Queue queue)
+{
+    Span span = s.timeline().begin(stream, name, category, bytes);
+    queue();
+    s.timeline().end(span);
+    stream.synchronize();
+    return s.timeline().finish(span).duration_ms;
+}
+
 // On a migrating backend (managed), moves the buffer's pages to where a copy in `next`
 // starts from (to the host before a timed H2D prefetch, to the device before a D2H one), so
 // each timed prefetch moves the whole range. Untimed, traced, waits. No-op elsewhere.

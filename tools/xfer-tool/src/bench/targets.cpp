@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "bench/targets.hpp"
+
+#include "bench/measures.hpp"
+#include "run_options.hpp"
+#include "units.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace xfer_tool {
+namespace {
+
+constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
+
+// "64KiB": a size as it appears in a target name.
+std::string size_tag(std::uint64_t bytes)
+{
+    std::string s = format_size(bytes);
+    s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
+    return s;
+}
+
+std::string dir_tag(xfer_direction dir)
+{
+    return dir == XFER_TO_DEVICE ? "h2d" : "d2h";
+}
+
+Goal at_least(double v)
+{
+    return {Goal::Op::at_least, v, "x"};
+}
+Goal at_most(double v, const char *unit)
+{
+    return {Goal::Op::at_most, v, unit};
+}
+
+constexpr xfer_direction kDirections[] = {XFER_TO_DEVICE, XFER_TO_HOST};
+
+// Bytes of the small copy whose host cost the overhead rows measure (issue 7: "a 4-byte copy").
+constexpr std::size_t kSmallCopy = 4;
+
+void add_copy_vs_raw(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
+                     std::optional<double> goal, const std::string &origin)
+{
+    for (xfer_direction dir : kDirections)
+        for (std::uint64_t size : sizes)
+            t.push_back({backend + "-raw-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                         "xfer_copy_async vs the raw copy on the same " + backend + " memory" + origin, size,
+                         goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                         [=](BenchEnv &env, BenchRow &row) { measure_copy_vs_raw(env, row, backend, dir, size); }});
+}
+
+void add_async(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
+               std::optional<double> goal_percent, const std::string &origin)
+{
+    for (xfer_direction dir : kDirections)
+        for (std::uint64_t size : sizes)
+            t.push_back({backend + "-async-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                         "host time of the xfer_copy_async call vs the copy's time (returns without waiting)" + origin,
+                         size, goal_percent ? std::optional<Goal>(at_most(*goal_percent, "%")) : std::nullopt,
+                         [=](BenchEnv &env, BenchRow &row) { measure_async_host_time(env, row, backend, dir, size); }});
+}
+
+void add_overhead(std::vector<TargetSpec> &t, const std::string &backend, std::optional<double> goal_us,
+                  const std::string &origin)
+{
+    for (xfer_direction dir : kDirections)
+        t.push_back({backend + "-overhead-" + dir_tag(dir), backend,
+                     "host time of a " + std::to_string(kSmallCopy) +
+                         "-byte xfer_memcpy_async minus the raw call's, per call" + origin,
+                     kSmallCopy, goal_us ? std::optional<Goal>(at_most(*goal_us, "us")) : std::nullopt,
+                     [=](BenchEnv &env, BenchRow &row) { measure_call_overhead(env, row, backend, dir, kSmallCopy); }});
+}
+
+void add_batches(std::vector<TargetSpec> &t, const std::string &backend, std::size_t count, std::size_t piece,
+                 std::optional<double> loop_goal, std::optional<double> coalesced_goal, const std::string &origin)
+{
+    const std::string what = std::to_string(count) + " scattered pieces of " + format_size(piece);
+    for (xfer_direction dir : kDirections) {
+        t.push_back({backend + "-batch-loop-" + dir_tag(dir), backend,
+                     "xfer_memcpy_batch_async of " + what + " vs a loop of single raw copies" + origin,
+                     count * piece, loop_goal ? std::optional<Goal>(at_least(*loop_goal)) : std::nullopt,
+                     [=](BenchEnv &env, BenchRow &row) { measure_batch(env, row, backend, dir, count, piece, false); }});
+        t.push_back({backend + "-batch-coalesced-" + dir_tag(dir), backend,
+                     "xfer_memcpy_batch_async of " + what + " vs one raw copy of the same bytes" + origin,
+                     count * piece, coalesced_goal ? std::optional<Goal>(at_least(*coalesced_goal)) : std::nullopt,
+                     [=](BenchEnv &env, BenchRow &row) { measure_batch(env, row, backend, dir, count, piece, true); }});
+    }
+}
+
+void add_user_memory(std::vector<TargetSpec> &t, const std::string &backend, std::uint64_t size,
+                     std::optional<double> goal, const std::string &origin)
+{
+    t.push_back({backend + "-malloc-h2d-" + size_tag(size), backend,
+                 "repeated xfer_memcpy_async from one malloc'd buffer vs a raw copy from the " + backend +
+                     " buffer's host view" + origin,
+                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                 [=](BenchEnv &env, BenchRow &row) { measure_user_memory(env, row, backend, size); }});
+}
+
+void add_overlap_efficiency(std::vector<TargetSpec> &t, const std::string &backend, std::uint64_t size, int batches,
+                            int streams, std::optional<double> goal, const std::string &origin)
+{
+    t.push_back({backend + "-overlap", backend,
+                 "overlap workflow (" + format_size(size) + ", " + std::to_string(batches) + " batches, " +
+                     std::to_string(streams) + " streams): pipelined time vs its ideal" + origin,
+                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                 [=](BenchEnv &env, BenchRow &row) {
+                     measure_overlap_efficiency(env, row, backend, size, batches, streams);
+                 }});
+}
+
+std::vector<TargetSpec> make_cuda_targets()
+{
+    const RunOptions workflow_defaults; // overlap and batching as `xfer-tool run` runs them
+    const std::vector<std::uint64_t> large = {64 * MiB, 256 * MiB, 1 * GiB};
+    std::vector<std::uint64_t> sweep;
+    for (std::uint64_t size = 4 * KiB; size <= 1 * GiB; size *= 4)
+        sweep.push_back(size);
+    const std::string i7 = " (issue 7)", i8 = " (issue 8)";
+    std::vector<TargetSpec> t;
+
+    // Issue 7: ordinary (pageable) memory at pinned speed, never slower than the driver.
+    const std::pair<xfer_direction, double> vs_pinned[] = {{XFER_TO_DEVICE, 0.90}, {XFER_TO_HOST, 0.85}};
+    for (const auto &[dir, goal] : vs_pinned)
+        for (std::uint64_t size : large)
+            t.push_back({"pageable-pinned-" + dir_tag(dir) + "-" + size_tag(size), "pageable",
+                         "xfer_copy_async on pageable vs on pinned memory" + i7, size, at_least(goal),
+                         [=](BenchEnv &env, BenchRow &row) {
+                             measure_copy_vs_backend(env, row, "pageable", "pinned", dir, size);
+                         }});
+    add_copy_vs_raw(t, "pageable", sweep, 0.97, i7);
+    add_async(t, "pageable", large, 5.0, i7);
+    t.push_back({"pageable-overlap", "pageable",
+                 "overlap workflow's speed-up on pageable vs on pinned (" + format_size(workflow_defaults.size) + ", " +
+                     std::to_string(workflow_defaults.batches) + " batches, " +
+                     std::to_string(workflow_defaults.streams) + " streams)" + i7,
+                 workflow_defaults.size, at_least(0.90), [=](BenchEnv &env, BenchRow &row) {
+                     measure_overlap_vs_backend(env, row, "pageable", "pinned", workflow_defaults.size,
+                                                workflow_defaults.batches, workflow_defaults.streams);
+                 }});
+    add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
+    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"})
+        add_overhead(t, backend, 0.1, i7);
+
+    // Issue 8: small copies batched, user memory registered, overlap at the ideal, managed to host.
+    for (const char *backend : {"pinned", "pageable"})
+        add_batches(t, backend, workflow_defaults.copies, workflow_defaults.copy_size, 10.0, 0.5, i8);
+    add_user_memory(t, "pinned", 256 * MiB, 0.97, i8);
+    add_overlap_efficiency(t, "pinned", workflow_defaults.size, workflow_defaults.batches, workflow_defaults.streams,
+                           0.95, i8);
+    t.push_back({"managed-to-host-" + size_tag(256 * MiB), "managed",
+                 "xfer_copy_async(XFER_TO_HOST) of a managed buffer vs raw cudaMemPrefetchAsync to the host" + i8,
+                 256 * MiB, at_least(1.5),
+                 [=](BenchEnv &env, BenchRow &row) { measure_managed_to_host(env, row, "managed", 256 * MiB); }});
+    return t;
+}
+
+// The smoke set: every kind of measurement once on the host backend, small enough for CI.
+std::vector<TargetSpec> make_smoke_targets()
+{
+    const std::string smoke = " (smoke: no target)";
+    std::vector<TargetSpec> t;
+    add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
+    add_async(t, "host", {1 * MiB}, std::nullopt, smoke);
+    add_overhead(t, "host", std::nullopt, smoke);
+    add_batches(t, "host", 256, 4 * KiB, std::nullopt, std::nullopt, smoke);
+    add_user_memory(t, "host", 1 * MiB, std::nullopt, smoke);
+    add_overlap_efficiency(t, "host", 1 * MiB, 4, 2, std::nullopt, smoke);
+    return t;
+}
+
+} // namespace
+
+const std::vector<TargetSpec> &cuda_targets()
+{
+    static const std::vector<TargetSpec> t = make_cuda_targets();
+    return t;
+}
+
+const std::vector<TargetSpec> &smoke_targets()
+{
+    static const std::vector<TargetSpec> t = make_smoke_targets();
+    return t;
+}
+
+namespace {
+
+std::string backends_with_targets()
+{
+    std::vector<std::string> names;
+    for (const auto *table : {&cuda_targets(), &smoke_targets()})
+        for (const TargetSpec &t : *table)
+            if (std::find(names.begin(), names.end(), t.backend) == names.end())
+                names.push_back(t.backend);
+    std::string text;
+    for (const std::string &n : names)
+        text += (text.empty() ? "" : ", ") + n;
+    return text;
+}
+
+} // namespace
+
+std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &backends,
+                                               const std::vector<std::string> &patterns, bool gpu)
+{
+    std::vector<const TargetSpec *> pool;
+    auto add_table = [&](const std::vector<TargetSpec> &table) {
+        for (const TargetSpec &t : table)
+            pool.push_back(&t);
+    };
+    if (!backends.empty() || !patterns.empty()) {
+        add_table(cuda_targets());
+        add_table(smoke_targets());
+    } else {
+        add_table(gpu ? cuda_targets() : smoke_targets());
+    }
+    if (!backends.empty()) {
+        std::vector<const TargetSpec *> kept;
+        for (const std::string &b : backends) {
+            const auto before = kept.size();
+            for (const TargetSpec *t : pool)
+                if (t->backend == b)
+                    kept.push_back(t);
+            if (kept.size() == before)
+                throw std::invalid_argument("no bench target is about backend '" + b + "' (backends with targets: " +
+                                            backends_with_targets() + ")");
+        }
+        pool = kept;
+    }
+    if (patterns.empty())
+        return pool;
+    std::vector<const TargetSpec *> out;
+    for (const std::string &p : patterns) {
+        bool any = false;
+        for (const TargetSpec *t : pool) {
+            if (fnmatch(p.c_str(), t->name.c_str(), 0) != 0)
+                continue;
+            any = true;
+            if (std::find(out.begin(), out.end(), t) == out.end())
+                out.push_back(t);
+        }
+        if (!any)
+            throw std::invalid_argument("no bench target matches '" + p + "'" +
+                                        (backends.empty() ? "" : " among the chosen backends") +
+                                        " (xfer-tool bench --list names them)");
+    }
+    // Table order, whatever the order of the patterns.
+    std::vector<const TargetSpec *> ordered;
+    for (const TargetSpec *t : pool)
+        if (std::find(out.begin(), out.end(), t) != out.end())
+            ordered.push_back(t);
+    return ordered;
+}
+
+} // namespace xfer_tool
