@@ -339,6 +339,9 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     host pointers, or device pointers of this context's device) on stream `s`, and returns
     without waiting. Maps to cudaMemcpyAsync on CUDA backends (the pageable backend keeps
     stream order for pageable host pointers too); host: memcpy on the stream's worker.
+    pinned backend: a copy between unregistered host memory and device memory goes through the
+    registration cache (the host range is page-locked once with cudaHostRegister, then copied
+    as DMA; parameters registration_cache and registration_min; xfer_registration_get_stats).
     The caller keeps both ranges alive and unmodified until the copy is done.
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
     (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND
@@ -347,7 +350,13 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
                                        xfer_copy_kind kind, xfer_stream s);
 
 /** Queues `count` copies (dsts[i] <- srcs[i], sizes[i] bytes), all of one kind, on stream `s`
-    as one batch: cudaMemcpyBatchAsync where the runtime has it, else one cudaMemcpyAsync each.
+    as one batch. CUDA backends pack the small copies between host and device memory (each at
+    most the backend parameter batch_pack_max bytes): per group, one DMA through the context's
+    staging slots plus one gather/scatter kernel (for page-locked host memory the kernel reads
+    or writes it directly, without staging); pageable host memory is gathered or scattered by
+    a host function in stream order (cudaLaunchHostFunc), so the call returns without waiting
+    either way. The other copies go to the copy engine: cudaMemcpyBatchAsync where the runtime
+    has it, else one cudaMemcpyAsync each.
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
