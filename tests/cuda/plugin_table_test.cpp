@@ -90,10 +90,11 @@ TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
     // Its own two, then the batch parameters every CUDA backend declares (packed_batch.hpp).
-    ASSERT_EQ(4u, plugin.table->param_count);
+    ASSERT_EQ(5u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
     EXPECT_STREQ("batch_pack_max", p[2].name);
     EXPECT_STREQ("batch_staging", p[3].name);
+    EXPECT_STREQ("batch_host_threads", p[4].name);
     EXPECT_STREQ("staging_threads", p[0].name);
     EXPECT_STREQ("int", p[0].type);
     EXPECT_STREQ("8", p[0].default_value);

@@ -9,9 +9,10 @@
 //   DMA slot to device -> kernel -> [DMA data back -> host function: scatter] -> record(slot event)
 // so the host work runs when the stream reaches it (after earlier work wrote the sources), and
 // a slot's next user (any stream) waits on the GPU for its previous group, not on the host.
-// The host functions only memcpy (no CUDA call); they run on CUDA's callback thread, so the
-// host part of staged groups of all streams is serialised there: a measured trade-off against
-// blocking the caller. Mapped routes need no host copy at all.
+// The host functions only memcpy (no CUDA call); they run on CUDA's callback thread, which
+// starts up to batch_host_threads - 1 helper threads for a group of 1 MiB or more and joins
+// them. The host part of staged groups of all streams is serialised on that thread: a measured
+// trade-off against blocking the caller. Mapped routes need no host copy at all.
 #pragma once
 
 #include <array>
@@ -29,7 +30,7 @@ class BatchPacker {
 public:
     static constexpr std::size_t k_slots = 2;
 
-    BatchPacker(std::size_t max_entry, std::size_t slot_bytes) noexcept;
+    BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept;
     ~BatchPacker();
     BatchPacker(const BatchPacker &) = delete;
     BatchPacker &operator=(const BatchPacker &) = delete;
@@ -58,6 +59,7 @@ private:
 
     std::size_t max_entry_;
     std::size_t slot_bytes_;
+    std::size_t host_threads_;  // batch_host_threads
     std::mutex mutex_;
     bool set_up_ = false;
     bool usable_ = false;
