@@ -7,6 +7,7 @@
 
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/services.hpp"
+#include "xfer_cuda/slot_event.hpp"
 
 namespace xfer::cuda::managed {
 namespace {
@@ -118,10 +119,7 @@ xfer_status ManagedToHost::to_host(char *range, std::size_t bytes, cudaStream_t 
 xfer_status ManagedToHost::close() noexcept {
     xfer_status st = XFER_SUCCESS;
     for (Slot &slot : slots_) {
-        if (slot.done != nullptr) {
-            st = last_failure(st, check(cudaEventSynchronize(slot.done), "cudaEventSynchronize(managed to-host slot)"));
-            st = last_failure(st, check(cudaEventDestroy(slot.done), "cudaEventDestroy(managed to-host slot)"));
-        }
+        st = last_failure(st, retire_slot_event(&slot.done, "managed to-host slot"));
         if (slot.memory != nullptr) {
             st = last_failure(st, method_ == ToHost::dma
                                       ? check(cudaFree(slot.memory), "cudaFree(managed to-host slot)")

@@ -12,6 +12,7 @@
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/params.hpp"
+#include "xfer_cuda/slot_event.hpp"
 
 // Each default is written once: the macro is both the declared text and the fallback.
 #define XFER_BATCH_PACK_MAX_DEFAULT 32768
@@ -257,10 +258,7 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
 xfer_status BatchPacker::close() noexcept {
     xfer_status st = XFER_SUCCESS;
     for (Slot &s : slots_) {
-        if (s.done != nullptr) {
-            st = last_failure(st, check(cudaEventSynchronize(s.done), "cudaEventSynchronize(packed batch slot)"));
-            st = last_failure(st, check(cudaEventDestroy(s.done), "cudaEventDestroy(packed batch slot)"));
-        }
+        st = last_failure(st, retire_slot_event(&s.done, "packed batch slot"));
         if (s.device != nullptr) {
             st = last_failure(st, check(cudaFree(s.device), "cudaFree(packed batch slot)"));
         }
