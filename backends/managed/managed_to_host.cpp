@@ -62,8 +62,15 @@ xfer_status ManagedToHost::chunk(char *at, std::size_t n, cudaStream_t s) noexce
     std::size_t sizes[1] = {n};
     cudaMemLocation host{cudaMemLocationTypeHost, 0};
     std::size_t first[1] = {0};
-    if (auto st = check(cudaMemDiscardAndPrefetchBatchAsync(ptrs, sizes, 1, &host, first, 1, 0, s),
-                        "cudaMemDiscardAndPrefetchBatchAsync(%zu bytes, host)", n)) {
+    const cudaError_t discarded = cudaMemDiscardAndPrefetchBatchAsync(ptrs, sizes, 1, &host, first, 1, 0, s);
+    if (discarded == cudaErrorNotSupported || discarded == cudaErrorCallRequiresNewerDriver) {
+        // A driver without discard: a plain prefetch keeps the result right (its bytes are
+        // overwritten by the copy below), only slower.
+        (void)cudaGetLastError();
+        if (auto st = prefetch_to_host(at, n, s)) {
+            return st;
+        }
+    } else if (auto st = check(discarded, "cudaMemDiscardAndPrefetchBatchAsync(%zu bytes, host)", n)) {
         return st;
     }
     if (method_ == ToHost::dma) {

@@ -23,8 +23,14 @@ xfer_status RegistrationCache::evict_locked(std::uintptr_t start) noexcept {
     CachedRange r = lru_.take(start);
     ranges_.store(lru_.size(), std::memory_order_relaxed);
     ++evictions_;
-    return last_failure(st, check(cudaHostUnregister(reinterpret_cast<void *>(r.start)),
-                                  "cudaHostUnregister(%zu bytes of the registration cache)", r.bytes));
+    const cudaError_t err = cudaHostUnregister(reinterpret_cast<void *>(r.start));
+    if (err == cudaErrorHostMemoryNotRegistered || err == cudaErrorInvalidValue) {
+        // The application freed the range (which it may do at any time: it never handed it to
+        // us): the driver may have dropped the registration with the mapping.
+        (void)cudaGetLastError();
+        return st;
+    }
+    return last_failure(st, check(err, "cudaHostUnregister(%zu bytes of the registration cache)", r.bytes));
 }
 
 void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept {
