@@ -193,6 +193,25 @@ TEST_P(GpuRegistrationCache, EvictsUnderTheByteLimit) {
     EXPECT_XFER_OK(xfer_close(small));
 }
 
+TEST_P(GpuRegistrationCache, BadParametersAreConfigErrorsNamingThem) {
+    struct Case {
+        const char *env, *value, *named;
+    };
+    // A packed entry must fit a quarter of a staging slot; the cache's minimum is at least 1 B.
+    for (const Case &c : {Case{"XFER_PINNED_BATCH_PACK_MAX", "4MiB", "batch_pack_max"},
+                          Case{"XFER_PINNED_REGISTRATION_MIN", "0", "registration_min"},
+                          Case{"XFER_PINNED_BATCH_HOST_THREADS", "0", "batch_host_threads"}}) {
+        ASSERT_EQ(0, setenv(c.env, c.value, 1));
+        xfer_context other = nullptr;
+        const xfer_status st = xfer_open("pinned", 0, &other);
+        const std::string message = xfer_last_error();
+        unsetenv(c.env);
+        EXPECT_EQ(XFER_ERROR_CONFIG, st) << c.env;
+        EXPECT_EQ(nullptr, other);
+        EXPECT_NE(message.find(c.named), std::string::npos) << message;
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Pinned, GpuRegistrationCache, ::testing::Values(std::string("pinned")), param_name);
 
 }  // namespace
