@@ -3,6 +3,8 @@
 
 #include <xfer/xfer_backend.h>
 
+#include "host_register.hpp"
+
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -32,6 +34,7 @@ struct HostContext {
     // true: the device_memory parameter set the capacity; false: physical RAM bounds it.
     bool capacity_from_param = false;
     std::shared_ptr<DeviceMemoryAccount> account;
+    HostRegistry registered;  // xfer_register bookkeeping
 };
 
 // Physical RAM of the machine in bytes (sysconf), 0 if unknown.

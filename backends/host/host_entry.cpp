@@ -262,6 +262,23 @@ xfer_status event_elapsed_ms(void * /*ctx*/, void *start, void *end, float *ms) 
     });
 }
 
+// ------------------------------------------------------------- registered memory
+
+xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned /*flags: nothing to map*/) {
+    return guarded("host register_memory", [&] { return as_context(ctx)->registered.add(ptr, bytes); });
+}
+
+xfer_status unregister_memory(void *ctx, void *ptr) {
+    return guarded("host unregister_memory", [&] { return as_context(ctx)->registered.remove(ptr); });
+}
+
+xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
+    return guarded("host registration_stats", [&] {
+        as_context(ctx)->registered.stats(stats);
+        return XFER_SUCCESS;
+    });
+}
+
 xfer_backend_table make_table() {
     xfer_backend_table t{};
     t.abi_major = XFER_BACKEND_ABI_MAJOR;
@@ -297,6 +314,9 @@ xfer_backend_table make_table() {
     t.event_synchronize = event_synchronize;
     t.event_query = event_query;
     t.event_elapsed_ms = event_elapsed_ms;
+    t.register_memory = register_memory;
+    t.unregister_memory = unregister_memory;
+    t.registration_stats = registration_stats;
     return t;
 }
 

@@ -1,6 +1,7 @@
 #include "managed_buffer.hpp"
 
 #include "managed_advice.hpp"
+#include "managed_context.hpp"
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/services.hpp"
 
@@ -59,9 +60,8 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
         return check(cudaMemPrefetchAsync(range, bytes, to, 0, s),
                      "cudaMemPrefetchAsync(%zu bytes at offset %zu, device %d)", bytes, offset, c.device);
     }
-    const cudaMemLocation to{cudaMemLocationTypeHost, 0};
-    return check(cudaMemPrefetchAsync(range, bytes, to, 0, s), "cudaMemPrefetchAsync(%zu bytes at offset %zu, host)",
-                 bytes, offset);
+    // The method the to_host parameter chose (managed_to_host.hpp); prefetch by default.
+    return static_cast<const ManagedContext &>(c).mover->to_host(range, bytes, s);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Plugin entry of the managed backend.
 #include "managed_buffer.hpp"
+#include "managed_context.hpp"
 #include "xfer_cuda/backend.hpp"
 
 namespace xfer::cuda::managed {
@@ -11,6 +12,9 @@ const BackendDescription k_backend{
     XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY,
     Requirement::managed_memory,
     k_buffers,
+    k_params,
+    k_param_count,
+    make_context,
 };
 
 }  // namespace

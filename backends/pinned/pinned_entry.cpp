@@ -1,5 +1,6 @@
 // Plugin entry of the pinned backend.
 #include "pinned_buffer.hpp"
+#include "pinned_context.hpp"
 #include "xfer_cuda/backend.hpp"
 
 namespace xfer::cuda::pinned {
@@ -11,6 +12,9 @@ const BackendDescription k_backend{
     XFER_CAP_ASYNC_COPY,
     Requirement::none,
     k_buffers,
+    k_params,
+    k_param_count,
+    make_context,
 };
 
 }  // namespace

@@ -89,8 +89,12 @@ INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer_tes
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    ASSERT_EQ(5u, plugin.table->param_count);
+    // Its own five, then the batch parameters every CUDA backend declares (packed_batch.hpp).
+    ASSERT_EQ(8u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
+    EXPECT_STREQ("batch_pack_max", p[5].name);
+    EXPECT_STREQ("batch_staging", p[6].name);
+    EXPECT_STREQ("batch_host_threads", p[7].name);
     const char *const names[] = {"staging", "staging_threads", "staging_slots", "chunk_size", "staged_min_bytes"};
     const char *const types[] = {"bool", "int", "int", "size", "size"};
     for (std::size_t i = 0; i < 5; ++i) {

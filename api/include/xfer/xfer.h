@@ -349,6 +349,9 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     between pageable host memory and device memory of at least staged_min_bytes goes through
     its staging engine instead (as xfer_copy_async), truly asynchronously and in stream order;
     host: memcpy on the stream's worker.
+    pinned backend: a copy between unregistered host memory and device memory goes through the
+    registration cache (the host range is page-locked once with cudaHostRegister, then copied
+    as DMA; parameters registration_cache and registration_min; xfer_registration_get_stats).
     The caller keeps both ranges alive and unmodified until the copy is done.
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
     (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND
@@ -357,7 +360,13 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
                                        xfer_copy_kind kind, xfer_stream s);
 
 /** Queues `count` copies (dsts[i] <- srcs[i], sizes[i] bytes), all of one kind, on stream `s`
-    as one batch: cudaMemcpyBatchAsync where the runtime has it, else one cudaMemcpyAsync each.
+    as one batch. CUDA backends pack the small copies between host and device memory (each at
+    most the backend parameter batch_pack_max bytes): per group, one DMA through the context's
+    staging slots plus one gather/scatter kernel (for page-locked host memory the kernel reads
+    or writes it directly, without staging); pageable host memory is gathered or scattered by
+    a host function in stream order (cudaLaunchHostFunc), so the call returns without waiting
+    either way. The other copies go to the copy engine: cudaMemcpyBatchAsync where the runtime
+    has it, else one cudaMemcpyAsync each.
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
@@ -367,6 +376,65 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
 XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts, const void *const *srcs,
                                              const size_t *sizes, size_t count, xfer_copy_kind kind,
                                              xfer_stream s);
+
+/* --------------------------------------------------- registered user memory */
+
+/** Flags for xfer_register (bitwise OR). Unknown bits give XFER_ERROR_INVALID_ARGUMENT. */
+#define XFER_REGISTER_DEFAULT 0u
+/** The device only reads the range (host-to-device copies): CUDA backends pass
+    cudaHostRegisterReadOnly where the device supports it (cudaDevAttrHostRegisterReadOnlySupported),
+    which also allows memory the process mapped read-only; elsewhere the flag is accepted and
+    the range is registered read-write. */
+#define XFER_REGISTER_READ_ONLY 0x1u
+
+/** Page-locks (registers) `bytes` bytes of ordinary host memory at `ptr` that the caller
+    allocated (malloc, new, a NumPy or Fortran array) for the context's device, so that copies
+    from and to it run as DMA at page-locked speed (xfer_memcpy_async, and the kernels of
+    xfer_memcpy_batch_async read it directly). The memory stays the caller's: keep it alive
+    until xfer_unregister (or xfer_close, which unregisters what is left).
+    Registration is slow (the driver pins every page: tens of milliseconds per GiB) and pinned
+    memory is taken from the machine, so register long-lived buffers once, not per copy.
+    ptr: any address (it need not be page-aligned); bytes > 0.
+    CUDA backends: cudaHostRegister(ptr, bytes, cudaHostRegisterPortable [| ReadOnly]); a range
+    larger than the driver takes in one call is registered in pieces, and if one piece fails
+    the pieces already registered are unregistered again (nothing stays registered).
+    host backend: bookkeeping only (the same checks and statuses, nothing is page-locked).
+    Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (ptr NULL, unknown flag
+    bits), XFER_ERROR_INVALID_SIZE (bytes 0, or ptr + bytes overflows the address space),
+    XFER_ERROR_INVALID_STATE (the range overlaps one already registered with this context, or
+    memory that is already page-locked: cudaHostAlloc memory or a cudaHostRegister made outside
+    xfer; the message says which), XFER_ERROR_OUT_OF_MEMORY (the system refused to lock that
+    much memory, e.g. RLIMIT_MEMLOCK), XFER_ERROR_NOT_SUPPORTED (the backend or device cannot
+    register host memory: cudaDevAttrHostRegisterSupported is 0), XFER_ERROR_BACKEND.
+    Nothing is registered when it fails. Thread-safe. */
+XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, size_t bytes, unsigned flags);
+
+/** Unregisters a range registered with xfer_register on this context; `ptr` is the address
+    given there. Waits for the context's queued work first (cudaDeviceSynchronize), since a
+    queued DMA may still read or write the range; then cudaHostUnregister (each piece).
+    Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (ptr NULL, or not the
+    start of a range registered with this context), XFER_ERROR_NOT_SUPPORTED, XFER_ERROR_BACKEND
+    (the range is forgotten anyway). Thread-safe. */
+XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr);
+
+/** What a context has registered: explicitly (xfer_register) and through its automatic
+    registration cache (the pinned backend registers unregistered user memory that
+    xfer_memcpy_async copies, once per range; see backends/pinned/README.md). */
+typedef struct xfer_registration_stats {
+    uint64_t registered_ranges;  /**< ranges registered with xfer_register and not yet unregistered */
+    uint64_t registered_bytes;   /**< their bytes */
+    uint64_t cache_hits;         /**< copies served from a cached registration */
+    uint64_t cache_misses;       /**< copies whose range was not cached (registered now, or copied without) */
+    uint64_t cache_evictions;    /**< cached ranges unregistered to stay under the byte limit, or found stale */
+    uint64_t cache_ranges;       /**< ranges the cache holds now */
+    uint64_t cache_bytes;        /**< bytes the cache holds page-locked now */
+    uint64_t cache_limit_bytes;  /**< the cache's byte limit (0: no cache on this backend) */
+} xfer_registration_stats;
+
+/** Fills `stats` for the context (all counters since xfer_open). Backends without a cache
+    report zeros for the cache_* fields. Returns XFER_ERROR_INVALID_HANDLE (ctx),
+    XFER_ERROR_INVALID_ARGUMENT (stats NULL), XFER_ERROR_NOT_SUPPORTED. Thread-safe. */
+XFER_API xfer_status xfer_registration_get_stats(xfer_context ctx, xfer_registration_stats *stats);
 
 /* ----------------------------------------------------------------- streams */
 

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 0
+#define XFER_BACKEND_ABI_MINOR 1
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -129,6 +129,16 @@ typedef struct xfer_backend_table {
     /** Both events recorded with timing (checked by the core); XFER_ERROR_NOT_READY if either
         has not completed. */
     xfer_status (*event_elapsed_ms)(void *ctx, void *start, void *end, float *ms);
+
+    /* --- ABI 1.1 (optional; NULL in 1.0 plugins) --- */
+    /** xfer_register: ptr non-NULL, bytes > 0, ptr + bytes does not overflow, flags
+        XFER_REGISTER_* only (checked by the core). */
+    xfer_status (*register_memory)(void *ctx, void *ptr, size_t bytes, unsigned flags);
+    /** xfer_unregister: ptr non-NULL (checked by the core); INVALID_ARGUMENT if it is not the
+        start of a range this context registered. */
+    xfer_status (*unregister_memory)(void *ctx, void *ptr);
+    /** xfer_registration_get_stats: stats non-NULL (checked by the core). */
+    xfer_status (*registration_stats)(void *ctx, xfer_registration_stats *stats);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

@@ -2,8 +2,13 @@
 
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/guard.hpp"
+#include "xfer_cuda/packed_batch.hpp"
 
 namespace xfer::cuda {
+
+// Out of line: BatchPacker is complete here only.
+Context::Context() = default;
+Context::~Context() = default;
 
 xfer_status activate(const Context &ctx) noexcept {
     return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
@@ -30,7 +35,9 @@ xfer_status context_destroy(void *ctx) {
         // close() runs even when binding the device fails: page-locked host memory can still
         // be freed, and the context is gone either way.
         const xfer_status bound = activate(*c);
-        return last_failure(bound, c->close());
+        const xfer_status closed = last_failure(bound, c->close());
+        const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
+        return last_failure(last_failure(closed, packed), c->registrations.remove_all());
     });
 }
 

@@ -1,9 +1,11 @@
 #include <vector>
 
+#include "xfer_cuda/batch_plan.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/entries.hpp"
 #include "xfer_cuda/errors.hpp"
 #include "xfer_cuda/guard.hpp"
+#include "xfer_cuda/packed_batch.hpp"
 #include "xfer_cuda/host_copy_hook.hpp"
 #include "xfer_cuda/pointer_memory.hpp"
 #include "xfer_cuda/services.hpp"
@@ -38,19 +40,22 @@ bool batch_fallback_applies(cudaError_t err) {
     return err == cudaErrorNotSupported || err == cudaErrorCallRequiresNewerDriver || err == cudaErrorInvalidValue;
 }
 
-// Checks the pointers of copies [0, count) against `kind`; sets *any_pageable.
+// Checks the pointers of copies [0, count) against `kind`; sets *any_pageable for the copies
+// the copy engine takes. With `pack` (a batch), also the route of each copy (batch_plan.hpp).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
-                           xfer_copy_kind kind, bool *any_pageable) {
+                           xfer_copy_kind kind, bool *any_pageable, const PackConfig *pack = nullptr,
+                           Route *routes = nullptr) {
     *any_pageable = false;
     for (size_t i = 0; i < count; ++i) {
         const Memory dst = classify(dsts[i]);
         const Memory src = classify(srcs[i]);
+        const bool engine = pack == nullptr || (routes[i] = route_for(dst, src, sizes[i], *pack)) == Route::engine;
         if (const char *why = kind_mismatch(kind, dst, src)) {
             return fail(XFER_ERROR_BACKEND, "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
                         "nothing was queued", i, count, sizes[i], kind_name(kind), why, memory_name(dst),
                         memory_name(src));
         }
-        *any_pageable = *any_pageable || dst == Memory::pageable || src == Memory::pageable;
+        *any_pageable = *any_pageable || (engine && (dst == Memory::pageable || src == Memory::pageable));
     }
     return XFER_SUCCESS;
 }
@@ -91,6 +96,10 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
+        bool taken = false;
+        if (auto st = c.cache_pageable_copy(dst, src, bytes, s, &taken); st != XFER_SUCCESS || taken) {
+            return st;  // the pinned backend's registration cache queued it as DMA
+        }
         const Memory to = classify(dst);
         const Memory from = classify(src);
         if (const char *why = kind_mismatch(kind, to, from)) {
@@ -105,36 +114,77 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
     });
 }
 
+namespace {
+
+// The copy-engine part of a batch.
+xfer_status batch_on_engine(const Context &c, void *const *dsts, const void *const *srcs, const size_t *sizes,
+                            size_t count, xfer_copy_kind kind, bool pageable, cudaStream_t s) {
+    // Pageable memory: the same stream-order rule as a single copy, paid once per batch and
+    // only when earlier work on the stream may still write host memory.
+    if (pageable && c.host_writes.pending(s)) {
+        if (auto st = wait_before_pageable_copy(s)) {
+            return st;
+        }
+    }
+    // One attribute set for the whole batch. srcAccessOrder Stream: sources are read in
+    // stream order, which is xfer's contract (the faster "Any"/"DuringApiCall" orders let
+    // the driver read a source before earlier work on the stream has written it).
+    cudaMemcpyAttributes attrs{};
+    attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    size_t first_index = 0;
+    const cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attrs, &first_index, 1, s);
+    if (err == cudaSuccess) {
+        return XFER_SUCCESS;
+    }
+    if (batch_fallback_applies(err)) {
+        (void)cudaGetLastError();
+        return copy_each(dsts, srcs, sizes, count, kind, s);
+    }
+    return check(err, "cudaMemcpyBatchAsync(%zu copies)", count);
+}
+
+}  // namespace
+
 xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
                                size_t count, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
-        if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable)) {
+        for (size_t i = 0; i < count; ++i) {
+            c.drop_stale_registrations(dsts[i], sizes[i]);
+            c.drop_stale_registrations(srcs[i], sizes[i]);
+        }
+        const PackConfig pack = c.packer ? c.packer->config() : PackConfig{};
+        if (pack.max_entry == 0) {
+            if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable)) {
+                return st;
+            }
+            return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
+        }
+        // Small copies between host and device memory are packed (packed_batch.hpp); the rest
+        // go to the copy engine as before. Both parts are checked before either is queued.
+        std::vector<Route> routes(count);
+        if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &pack, routes.data())) {
             return st;
         }
-        // Pageable memory: the same stream-order rule as a single copy, paid once per batch and
-        // only when earlier work on the stream may still write host memory.
-        if (pageable && c.host_writes.pending(s)) {
-            if (auto st = wait_before_pageable_copy(s)) {
+        const BatchPlan plan = plan_batch(routes.data(), sizes, count, pack);
+        if (plan.engine.size() == count) {
+            return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
+        }
+        if (!plan.engine.empty()) {
+            std::vector<void *> d;
+            std::vector<const void *> f;
+            std::vector<size_t> z;
+            for (size_t i : plan.engine) {
+                d.push_back(dsts[i]);
+                f.push_back(srcs[i]);
+                z.push_back(sizes[i]);
+            }
+            if (auto st = batch_on_engine(c, d.data(), f.data(), z.data(), d.size(), kind, pageable, s)) {
                 return st;
             }
         }
-        // One attribute set for the whole batch. srcAccessOrder Stream: sources are read in
-        // stream order, which is xfer's contract (the faster "Any"/"DuringApiCall" orders let
-        // the driver read a source before earlier work on the stream has written it).
-        cudaMemcpyAttributes attrs{};
-        attrs.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
-        size_t first_index = 0;
-        const cudaError_t err = cudaMemcpyBatchAsync(dsts, srcs, sizes, count, &attrs, &first_index, 1, s);
-        if (err == cudaSuccess) {
-            return XFER_SUCCESS;
-        }
-        if (batch_fallback_applies(err)) {
-            (void)cudaGetLastError();
-            return copy_each(dsts, srcs, sizes, count, kind, s);
-        }
-        return check(err, "cudaMemcpyBatchAsync(%zu copies)", count);
+        return c.packer->queue(plan, dsts, srcs, sizes, s);
     });
 }
 

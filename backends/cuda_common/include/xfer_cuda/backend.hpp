@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include <xfer/xfer_backend.h>
 
@@ -39,6 +40,10 @@ xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t b
 xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noexcept;
 xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
                               std::size_t bytes, void *stream) noexcept;
+
+// The backend's own parameters followed by those every CUDA backend declares (the batch
+// parameters, packed_batch.hpp).
+std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count);
 
 // A table with the description's name, description, caps and params and every entry that is
 // the same for all CUDA backends (table.cpp); plugin_table adds the five above.
@@ -80,6 +85,9 @@ const xfer_backend_table *plugin_table(const xfer_core_services *core) noexcept 
         t.buffer_alloc = E::buffer_alloc;
         t.buffer_free = E::buffer_free;
         t.buffer_copy_async = E::buffer_copy_async;
+        static const std::vector<xfer_backend_param> params = with_common_params(D.params, D.param_count);
+        t.params = params.data();
+        t.param_count = params.size();
         return t;
     }();
     return &table;

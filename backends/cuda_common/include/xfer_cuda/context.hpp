@@ -2,14 +2,18 @@
 // every CUDA backend shares for probing and opening a device.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 
 #include <cuda_runtime_api.h>
 #include <xfer/xfer_backend.h>
 
 #include "host_copy_hook.hpp"
+#include "registration.hpp"
 
 namespace xfer::cuda {
+
+class BatchPacker;
 
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
@@ -23,7 +27,7 @@ struct DeviceCaps {
 struct Context {
     int device = 0;
     DeviceCaps caps;
-    virtual ~Context() = default;
+    virtual ~Context();
 
     // Streams of this context with queued work that may still write host memory (see
     // HostWriteTracker); mutable because every entry sees the context as const.
@@ -36,6 +40,31 @@ struct Context {
     // Releases what the context made beyond the base (the pageable staging engine), with the
     // device current; context_destroy calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
+
+    // --- appended for issue 8 (batched small copies, registered user memory) ---
+    // Ranges registered with xfer_register (registration.hpp); context_destroy unregisters
+    // what is left.
+    mutable HostRegistrations registrations;
+    // Packs the small entries of xfer_memcpy_batch_async (packed_batch.hpp); made at
+    // context_create from the batch parameters every CUDA backend declares; nullptr: off.
+    std::unique_ptr<BatchPacker> packer;
+    // A backend with an automatic registration cache (pinned) drops the cached ranges that
+    // overlap [ptr, ptr + bytes) (before xfer_register takes them) and adds its counters.
+    virtual void forget_cached_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
+    virtual void cache_stats(xfer_registration_stats * /*out*/) const noexcept {}
+    // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused, so
+    // that the pointer classifies as what it is now (batches call it for their host pointers).
+    virtual void drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
+    // A raw copy between host memory and device memory (memcpy.cpp), offered to the backend's
+    // registration cache first: *taken true when it queued the copy itself.
+    virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/,
+                                            cudaStream_t /*s*/, bool *taken) const noexcept {
+        *taken = false;
+        return XFER_SUCCESS;
+    }
+    Context();
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
 };
 
 inline Context &as_context(void *ctx) { return *static_cast<Context *>(ctx); }

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "xfer_cuda/batch_plan.hpp"
+
+namespace xfer::cuda {
+namespace {
+
+std::size_t round_up(std::size_t n, std::size_t to) noexcept { return (n + to - 1) / to * to; }
+
+bool staged(Route r) noexcept { return r == Route::staged_to_device || r == Route::staged_to_host; }
+
+}  // namespace
+
+Route route_for(Memory dst, Memory src, std::size_t bytes, const PackConfig &config) noexcept {
+    if (config.max_entry == 0 || bytes > config.max_entry) {
+        return Route::engine;
+    }
+    if (dst == Memory::device && src == Memory::pageable) {
+        return Route::staged_to_device;
+    }
+    if (dst == Memory::device && src == Memory::pinned_host) {
+        return config.mapped_host ? Route::mapped_to_device : Route::staged_to_device;
+    }
+    if (src == Memory::device && dst == Memory::pageable) {
+        return Route::staged_to_host;
+    }
+    if (src == Memory::device && dst == Memory::pinned_host) {
+        return config.mapped_host ? Route::mapped_to_host : Route::staged_to_host;
+    }
+    return Route::engine;
+}
+
+std::size_t descriptor_bytes(std::size_t count) noexcept {
+    return round_up(count * sizeof(PackedEntry), k_descriptor_alignment);
+}
+
+BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t count, const PackConfig &config) {
+    BatchPlan plan;
+    constexpr Route packed[] = {Route::staged_to_device, Route::mapped_to_device, Route::staged_to_host,
+                                Route::mapped_to_host};
+    for (std::size_t i = 0; i < count; ++i) {
+        if (routes[i] == Route::engine) {
+            plan.engine.push_back(i);
+        }
+    }
+    for (Route route : packed) {
+        Group g;
+        g.route = route;
+        g.first = plan.placed.size();
+        std::size_t data = 0;
+        for (std::size_t i = 0; i < count; ++i) {
+            if (routes[i] != route) {
+                continue;
+            }
+            const std::size_t bytes = staged(route) ? round_up(sizes[i], k_pack_alignment) : 0;
+            // Does entry i still fit beside the group's descriptors and data?
+            if (g.count > 0 && descriptor_bytes(g.count + 1) + data + bytes > config.slot_bytes) {
+                g.data_bytes = data;
+                plan.groups.push_back(g);
+                g.first = plan.placed.size();
+                g.count = 0;
+                data = 0;
+            }
+            plan.placed.push_back(Placement{i, data});
+            data += bytes;
+            ++g.count;
+        }
+        if (g.count > 0) {
+            g.data_bytes = data;
+            plan.groups.push_back(g);
+        }
+    }
+    return plan;
+}
+
+}  // namespace xfer::cuda

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "xfer_cuda/packed_batch.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <thread>
+#include <vector>
+
+#include "xfer_cuda/batch_kernels.hpp"
+#include "xfer_cuda/context.hpp"
+#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/params.hpp"
+#include "xfer_cuda/slot_event.hpp"
+
+// Each default is written once: the macro is both the declared text and the fallback.
+#define XFER_BATCH_PACK_MAX_DEFAULT 32768
+#define XFER_BATCH_SLOT_DEFAULT 8388608
+#define XFER_BATCH_HOST_THREADS_DEFAULT 4
+#define XFER_STRINGIFY2(x) #x
+#define XFER_STRINGIFY(x) XFER_STRINGIFY2(x)
+
+namespace xfer::cuda {
+
+const xfer_backend_param k_batch_params[] = {
+    {"batch_pack_max", "size", XFER_STRINGIFY(XFER_BATCH_PACK_MAX_DEFAULT),
+     "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
+     "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
+     "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
+    {"batch_staging", "size", XFER_STRINGIFY(XFER_BATCH_SLOT_DEFAULT),
+     "bytes of each of the 2 staging slots of packed batches (page-locked host memory and device memory each, "
+     "made at the context's first packed batch); a larger batch is packed in several groups"},
+    {"batch_host_threads", "int", XFER_STRINGIFY(XFER_BATCH_HOST_THREADS_DEFAULT),
+     "threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread plus "
+     "threads started for the group when it holds at least 1 MiB); 1: the callback thread alone"},
+};
+const std::size_t k_batch_param_count = sizeof k_batch_params / sizeof k_batch_params[0];
+
+xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
+                              Context &ctx) noexcept {
+    std::uint64_t slot = 0;
+    std::uint64_t max_entry = 0;
+    // A slot holds at least a page; at most 1 GiB (two of each kind are pinned / allocated).
+    if (auto st = param_u64(backend, values, count, "batch_staging", XFER_BATCH_SLOT_DEFAULT, 4096, 1ull << 30,
+                            &slot)) {
+        return st;
+    }
+    // An entry must fit an empty slot beside its descriptor: a quarter of a slot at most.
+    if (auto st = param_u64(backend, values, count, "batch_pack_max", XFER_BATCH_PACK_MAX_DEFAULT, 0, slot / 4,
+                            &max_entry)) {
+        return st;
+    }
+    std::uint64_t threads = 0;
+    if (auto st = param_u64(backend, values, count, "batch_host_threads", XFER_BATCH_HOST_THREADS_DEFAULT, 1, 64,
+                            &threads)) {
+        return st;
+    }
+    if (max_entry > 0) {
+        ctx.packer = std::make_unique<BatchPacker>(static_cast<std::size_t>(max_entry),
+                                                   static_cast<std::size_t>(slot), static_cast<std::size_t>(threads));
+    }
+    return XFER_SUCCESS;
+}
+
+namespace {
+
+struct HostPiece {
+    unsigned char *user;       // the user's host memory (source or destination)
+    std::size_t slot_offset;   // in the slot (descriptors included)
+    std::size_t bytes;
+};
+
+// What the host functions of one group need; the caller's arrays are gone by the time they run.
+struct HostWork {
+    unsigned char *slot = nullptr;
+    std::vector<PackedEntry> descriptors;
+    std::vector<HostPiece> pieces;  // staged routes only
+    std::size_t data_bytes = 0;
+    std::size_t threads = 1;
+    bool scatter_after = false;     // staged_to_host: a second host function finishes
+};
+
+// A thread is started for at least this much of a group: below it, starting the thread costs
+// more than the copy it takes over (~20 us vs ~10 GB/s per thread).
+constexpr std::size_t k_min_thread_bytes = std::size_t{1} << 20;
+
+// Copies every piece into the slot (gather) or out of it, on this thread and up to
+// w.threads - 1 threads started for it. Never throws: a thread that cannot be started leaves
+// its share to this one.
+void copy_pieces(const HostWork &w, bool gather) noexcept {
+    auto run = [&w, gather](std::size_t begin, std::size_t end) {
+        for (std::size_t k = begin; k < end; ++k) {
+            const HostPiece &p = w.pieces[k];
+            if (gather) {
+                std::memcpy(w.slot + p.slot_offset, p.user, p.bytes);
+            } else {
+                std::memcpy(p.user, w.slot + p.slot_offset, p.bytes);
+            }
+        }
+    };
+    const std::size_t n = w.pieces.size();
+    std::size_t parts = std::min(w.threads, w.data_bytes / k_min_thread_bytes);
+    parts = std::max<std::size_t>(1, std::min(parts, n));
+    std::vector<std::thread> helpers;
+    std::size_t begin = 0;
+    try {
+        helpers.reserve(parts - 1);
+        for (std::size_t t = 1; t < parts; ++t) {
+            const std::size_t end = n * t / parts;
+            helpers.emplace_back(run, begin, end);
+            begin = end;
+        }
+    } catch (...) {
+        // Not started: this thread copies from `begin` on.
+    }
+    run(begin, n);
+    for (std::thread &h : helpers) {
+        h.join();
+    }
+}
+
+// Host function before the DMA: descriptors in, sources gathered (staged_to_device).
+void CUDART_CB prepare(void *user) {
+    auto *w = static_cast<HostWork *>(user);
+    std::memcpy(w->slot, w->descriptors.data(), w->descriptors.size() * sizeof(PackedEntry));
+    if (!w->scatter_after) {
+        copy_pieces(*w, true);
+        delete w;
+    }
+}
+
+// Host function after the DMA back (staged_to_host): destinations written from the slot.
+void CUDART_CB scatter(void *user) {
+    auto *w = static_cast<HostWork *>(user);
+    copy_pieces(*w, false);
+    delete w;
+}
+
+std::uint64_t address(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
+
+}  // namespace
+
+BatchPacker::BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept
+    : max_entry_(max_entry), slot_bytes_(slot_bytes), host_threads_(host_threads) {}
+
+BatchPacker::~BatchPacker() { (void)close(); }
+
+bool BatchPacker::allocate() noexcept {
+    int same_address = 0;
+    int device = 0;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&same_address, cudaDevAttrCanUseHostPointerForRegisteredMem, device) == cudaSuccess) {
+        mapped_host_ = same_address != 0;
+    }
+    for (Slot &s : slots_) {
+        if (cudaHostAlloc(reinterpret_cast<void **>(&s.host), slot_bytes_, cudaHostAllocDefault) != cudaSuccess ||
+            cudaMalloc(reinterpret_cast<void **>(&s.device), slot_bytes_) != cudaSuccess ||
+            cudaEventCreateWithFlags(&s.done, cudaEventDisableTiming) != cudaSuccess) {
+            (void)cudaGetLastError();
+            (void)close();
+            return false;
+        }
+    }
+    return true;
+}
+
+PackConfig BatchPacker::config() noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!set_up_) {
+        set_up_ = true;
+        usable_ = allocate();
+    }
+    PackConfig c;
+    c.max_entry = usable_ ? max_entry_ : 0;
+    c.slot_bytes = slot_bytes_;
+    c.mapped_host = mapped_host_;
+    return c;
+}
+
+xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const void *const *srcs,
+                               const std::size_t *sizes, cudaStream_t stream) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const Group &g : plan.groups) {
+        if (auto st = queue_group(g, plan, dsts, srcs, sizes, stream)) {
+            return st;
+        }
+    }
+    return XFER_SUCCESS;
+}
+
+xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts,
+                                     const void *const *srcs, const std::size_t *sizes, cudaStream_t stream) {
+    Slot &slot = slots_[next_];
+    next_ = (next_ + 1) % k_slots;
+    const std::size_t desc = descriptor_bytes(g.count);
+    const bool to_device = g.route == Route::staged_to_device || g.route == Route::mapped_to_device;
+    const bool staged = g.route == Route::staged_to_device || g.route == Route::staged_to_host;
+
+    auto work = std::make_unique<HostWork>();
+    work->slot = slot.host;
+    work->scatter_after = g.route == Route::staged_to_host;
+    work->data_bytes = g.data_bytes;
+    work->threads = host_threads_;
+    work->descriptors.reserve(g.count);
+    if (staged) {
+        work->pieces.reserve(g.count);
+    }
+    for (std::size_t k = g.first; k < g.first + g.count; ++k) {
+        const Placement &p = plan.placed[k];
+        const std::size_t i = p.index;
+        const std::uint64_t staging = address(slot.device + desc + p.offset);
+        if (!staged) {
+            work->descriptors.push_back(PackedEntry{address(dsts[i]), address(srcs[i]), sizes[i]});
+        } else if (to_device) {
+            work->descriptors.push_back(PackedEntry{address(dsts[i]), staging, sizes[i]});
+            work->pieces.push_back(HostPiece{static_cast<unsigned char *>(const_cast<void *>(srcs[i])),
+                                             desc + p.offset, sizes[i]});
+        } else {
+            work->descriptors.push_back(PackedEntry{staging, address(srcs[i]), sizes[i]});
+            work->pieces.push_back(HostPiece{static_cast<unsigned char *>(dsts[i]), desc + p.offset, sizes[i]});
+        }
+    }
+    // The slot's previous group (on any stream) must be done with it: waited for on the GPU.
+    if (auto st = check(cudaStreamWaitEvent(stream, slot.done, 0), "cudaStreamWaitEvent(packed batch slot)")) {
+        return st;
+    }
+    HostWork *raw = work.get();
+    if (auto st = check(cudaLaunchHostFunc(stream, prepare, raw), "cudaLaunchHostFunc(packed batch: %zu entries)",
+                        g.count)) {
+        return st;
+    }
+    // From here the host functions own `work` (a failure below leaks it rather than risk a
+    // host function running on freed memory).
+    work.release();
+    const std::size_t up = desc + (g.route == Route::staged_to_device ? g.data_bytes : 0);
+    if (auto st = check(cudaMemcpyAsync(slot.device, slot.host, up, cudaMemcpyHostToDevice, stream),
+                        "cudaMemcpyAsync(packed batch: %zu bytes to the device, %zu entries)", up, g.count)) {
+        return st;
+    }
+    if (auto st = launch_copy_entries(reinterpret_cast<const PackedEntry *>(slot.device), g.count, stream)) {
+        return st;
+    }
+    if (g.route == Route::staged_to_host) {
+        if (auto st = check(cudaMemcpyAsync(slot.host + desc, slot.device + desc, g.data_bytes,
+                                            cudaMemcpyDeviceToHost, stream),
+                            "cudaMemcpyAsync(packed batch: %zu bytes to the host, %zu entries)", g.data_bytes,
+                            g.count)) {
+            return st;
+        }
+        if (auto st = check(cudaLaunchHostFunc(stream, scatter, raw), "cudaLaunchHostFunc(packed batch scatter)")) {
+            return st;
+        }
+    }
+    return check(cudaEventRecord(slot.done, stream), "cudaEventRecord(packed batch slot)");
+}
+
+xfer_status BatchPacker::close() noexcept {
+    xfer_status st = XFER_SUCCESS;
+    for (Slot &s : slots_) {
+        st = last_failure(st, retire_slot_event(&s.done, "packed batch slot"));
+        if (s.device != nullptr) {
+            st = last_failure(st, check(cudaFree(s.device), "cudaFree(packed batch slot)"));
+        }
+        if (s.host != nullptr) {
+            st = last_failure(st, check(cudaFreeHost(s.host), "cudaFreeHost(packed batch slot)"));
+        }
+        s = Slot{};
+    }
+    return st;
+}
+
+}  // namespace xfer::cuda

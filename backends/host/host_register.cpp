@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "host_register.hpp"
+
+#include "host_errors.hpp"
+
+#include <iterator>
+#include <string>
+
+namespace xfer_host {
+
+xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
+    const auto start = reinterpret_cast<std::uintptr_t>(ptr);
+    std::lock_guard<std::mutex> lock(mutex_);
+    // The first range starting at or after `start`, and the one before it, are the only ones
+    // that can overlap.
+    auto next = ranges_.lower_bound(start);
+    const bool overlaps_next = next != ranges_.end() && next->first < start + bytes;
+    const bool overlaps_prev = next != ranges_.begin() && std::prev(next)->first + std::prev(next)->second > start;
+    if (overlaps_next || overlaps_prev) {
+        return report_failure(XFER_ERROR_INVALID_STATE, "host register_memory",
+                              ("[" + std::to_string(start) + ", +" + std::to_string(bytes) +
+                               ") overlaps a range already registered with this context")
+                                  .c_str());
+    }
+    ranges_.emplace(start, bytes);
+    bytes_ += bytes;
+    return XFER_SUCCESS;
+}
+
+xfer_status HostRegistry::remove(void *ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ranges_.find(reinterpret_cast<std::uintptr_t>(ptr));
+    if (it == ranges_.end()) {
+        return report_failure(XFER_ERROR_INVALID_ARGUMENT, "host unregister_memory",
+                              "ptr is not the start of a range registered with this context");
+    }
+    bytes_ -= it->second;
+    ranges_.erase(it);
+    return XFER_SUCCESS;
+}
+
+void HostRegistry::stats(xfer_registration_stats *out) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    *out = xfer_registration_stats{};
+    out->registered_ranges = ranges_.size();
+    out->registered_bytes = bytes_;
+}
+
+}  // namespace xfer_host

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "page_frames.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <array>
+
+namespace xfer::cuda::pinned {
+namespace {
+
+constexpr std::uint64_t k_present = std::uint64_t{1} << 63;
+constexpr std::uint64_t k_frame_mask = (std::uint64_t{1} << 55) - 1;
+constexpr std::size_t k_block = 4096;  // entries per pread: 32 KiB
+
+// Calls `each(index, frame)` for every page; false if a page is absent or reading fails.
+template <class Each>
+bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexcept {
+    const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return false;
+    }
+    std::array<std::uint64_t, k_block> buf;
+    bool ok = true;
+    for (std::size_t done = 0; ok && done < pages;) {
+        const std::size_t n = pages - done < k_block ? pages - done : k_block;
+        const off_t at = static_cast<off_t>((start / k_page_bytes + done) * sizeof(std::uint64_t));
+        const ssize_t got = ::pread(fd, buf.data(), n * sizeof(std::uint64_t), at);
+        if (got != static_cast<ssize_t>(n * sizeof(std::uint64_t))) {
+            ok = false;
+            break;
+        }
+        for (std::size_t i = 0; i < n; ++i) {
+            if ((buf[i] & k_present) == 0 || (buf[i] & k_frame_mask) == 0 || !each(done + i, buf[i] & k_frame_mask)) {
+                ok = false;
+                break;
+            }
+        }
+        done += n;
+    }
+    ::close(fd);
+    return ok;
+}
+
+}  // namespace
+
+bool page_frames_readable() noexcept {
+    static const bool readable = [] {
+        static volatile unsigned char probe[k_page_bytes * 2];
+        probe[k_page_bytes] = 1;  // present
+        const auto page = (reinterpret_cast<std::uintptr_t>(&probe[k_page_bytes])) / k_page_bytes * k_page_bytes;
+        return for_each_frame(page, 1, [](std::size_t, std::uint64_t) { return true; });
+    }();
+    return readable;
+}
+
+bool read_page_frames(std::uintptr_t start, std::size_t pages, std::vector<std::uint64_t> *out) noexcept {
+    try {
+        std::vector<std::uint64_t> frames(pages);
+        if (!for_each_frame(start, pages, [&](std::size_t i, std::uint64_t f) {
+                frames[i] = f;
+                return true;
+            })) {
+            return false;
+        }
+        *out = std::move(frames);
+        return true;
+    } catch (...) {
+        return false;
+    }
+}
+
+bool same_page_frames(std::uintptr_t start, std::size_t pages, const std::uint64_t *expected) noexcept {
+    return for_each_frame(start, pages, [&](std::size_t i, std::uint64_t f) { return f == expected[i]; });
+}
+
+}  // namespace xfer::cuda::pinned

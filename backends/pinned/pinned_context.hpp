@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pinned backend's context: a CUDA context with the registration cache for raw copies from
+// and to unregistered user memory, configured by the backend's declared parameters.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include <xfer/xfer_backend.h>
+
+#include "registration_cache.hpp"
+#include "xfer_cuda/context.hpp"
+
+namespace xfer::cuda::pinned {
+
+struct PinnedContext : Context {
+    std::unique_ptr<RegistrationCache> cache;  // nullptr when registration_cache is 0
+
+    xfer_status cache_pageable_copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s,
+                                    bool *taken) const noexcept override;
+    void forget_cached_registrations(const void *ptr, std::size_t bytes) const noexcept override;
+    void drop_stale_registrations(const void *ptr, std::size_t bytes) const noexcept override;
+    void cache_stats(xfer_registration_stats *out) const noexcept override;
+    xfer_status close() noexcept override;
+};
+
+extern const xfer_backend_param k_params[];
+extern const std::size_t k_param_count;
+
+// ContextFactory of the pinned backend (reads the parameters; CONFIG naming a bad one).
+xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
+
+}  // namespace xfer::cuda::pinned

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "registration_cache.hpp"
+
+#include <algorithm>
+
+#include "page_frames.hpp"
+#include "xfer_cuda/errors.hpp"
+
+namespace xfer::cuda::pinned {
+namespace {
+
+std::uintptr_t page_down(std::uintptr_t p) { return p / k_page_bytes * k_page_bytes; }
+std::uintptr_t page_up(std::uintptr_t p) { return (p + k_page_bytes - 1) / k_page_bytes * k_page_bytes; }
+
+}  // namespace
+
+RegistrationCache::~RegistrationCache() { (void)forget(nullptr, 0); }
+
+xfer_status RegistrationCache::evict_locked(std::uintptr_t start) noexcept {
+    // A queued DMA may still use the pages: the device finishes first (evictions are rare and
+    // cost a cudaHostUnregister of tens of milliseconds per GiB anyway).
+    xfer_status st = check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before evicting a cached registration)");
+    CachedRange r = lru_.take(start);
+    ranges_.store(lru_.size(), std::memory_order_relaxed);
+    ++evictions_;
+    const cudaError_t err = cudaHostUnregister(reinterpret_cast<void *>(r.start));
+    if (err == cudaErrorHostMemoryNotRegistered || err == cudaErrorInvalidValue) {
+        // The application freed the range (which it may do at any time: it never handed it to
+        // us): the driver may have dropped the registration with the mapping.
+        (void)cudaGetLastError();
+        return st;
+    }
+    return last_failure(st, check(err, "cudaHostUnregister(%zu bytes of the registration cache)", r.bytes));
+}
+
+void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept {
+    if (ranges_.load(std::memory_order_relaxed) == 0) {
+        return;
+    }
+    try {
+        const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        const std::uintptr_t lo = page_down(p);
+        const std::uintptr_t hi = page_up(p + bytes);
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (std::uintptr_t start : lru_.overlapping(lo, hi - lo)) {
+            const CachedRange *r = lru_.find(start, 1);
+            const std::uintptr_t a = std::max(lo, r->start);
+            const std::uintptr_t b = std::min(hi, r->start + r->bytes);
+            if (!same_page_frames(a, (b - a) / k_page_bytes, r->frames.data() + (a - r->start) / k_page_bytes)) {
+                (void)evict_locked(start);
+            }
+        }
+        ranges_.store(lru_.size(), std::memory_order_relaxed);
+    } catch (const std::bad_alloc &) {
+    }
+}
+
+xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
+                                    bool host_pinned, cudaStream_t s, bool *taken) noexcept {
+    *taken = false;
+    if (lru_.limit() == 0 || bytes < min_bytes_) {
+        return XFER_SUCCESS;
+    }
+    const auto host = reinterpret_cast<std::uintptr_t>(dir == XFER_TO_DEVICE ? src : dst);
+    const std::uintptr_t lo = page_down(host);
+    const std::uintptr_t hi = page_up(host + bytes);
+    try {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (CachedRange *r = lru_.find(lo, hi - lo)) {
+            const std::size_t first = (lo - r->start) / k_page_bytes;
+            if (same_page_frames(lo, (hi - lo) / k_page_bytes, r->frames.data() + first)) {
+                ++hits_;
+                lru_.touch(*r);
+                *taken = true;
+                // Queued under the lock: an eviction (which waits for the device) cannot come
+                // between the check and the copy.
+                return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
+                             "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
+            }
+            // The addresses map other pages now: the memory was freed and reused.
+            if (auto st = evict_locked(r->start)) {
+                return st;
+            }
+        }
+        if (host_pinned && lru_.overlapping(lo, hi - lo).empty()) {
+            return XFER_SUCCESS;  // page-locked by cudaHostAlloc or xfer_register: not ours
+        }
+        ++misses_;
+        if (!page_frames_readable()) {
+            return XFER_SUCCESS;
+        }
+        // The new range absorbs the cached ones it overlaps (the driver refuses overlapping
+        // registrations), then must fit under the limit.
+        std::uintptr_t new_lo = lo;
+        std::uintptr_t new_hi = hi;
+        const auto overlaps = lru_.overlapping(lo, hi - lo);
+        for (std::uintptr_t start : overlaps) {
+            const CachedRange *r = lru_.find(start, 1);
+            new_lo = std::min(new_lo, r->start);
+            new_hi = std::max(new_hi, r->start + r->bytes);
+        }
+        if (new_hi - new_lo > lru_.limit()) {
+            return XFER_SUCCESS;
+        }
+        for (std::uintptr_t start : overlaps) {
+            if (auto st = evict_locked(start)) {
+                return st;
+            }
+        }
+        std::vector<std::uintptr_t> victims;
+        lru_.victims_for(new_hi - new_lo, &victims);
+        for (std::uintptr_t start : victims) {
+            if (auto st = evict_locked(start)) {
+                return st;
+            }
+        }
+        CachedRange range;
+        range.start = new_lo;
+        range.bytes = new_hi - new_lo;
+        void *p = reinterpret_cast<void *>(range.start);
+        if (cudaHostRegister(p, range.bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
+            (void)cudaGetLastError();  // not paid: the caller copies the uncached way
+            return XFER_SUCCESS;
+        }
+        // Frames read after registering: every page is present and pinned now.
+        if (!read_page_frames(range.start, range.bytes / k_page_bytes, &range.frames)) {
+            (void)cudaHostUnregister(p);
+            (void)cudaGetLastError();
+            return XFER_SUCCESS;
+        }
+        lru_.insert(std::move(range));
+        ranges_.store(lru_.size(), std::memory_order_relaxed);
+        *taken = true;
+        return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
+                     "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
+    } catch (const std::bad_alloc &) {
+        return XFER_SUCCESS;  // bookkeeping failed before anything was queued: uncached way
+    }
+}
+
+xfer_status RegistrationCache::forget(const void *ptr, std::size_t bytes) noexcept {
+    try {
+        std::lock_guard<std::mutex> lock(mutex_);
+        const auto starts = ptr == nullptr ? lru_.all()
+                                           : lru_.overlapping(page_down(reinterpret_cast<std::uintptr_t>(ptr)),
+                                                              page_up(reinterpret_cast<std::uintptr_t>(ptr) + bytes) -
+                                                                  page_down(reinterpret_cast<std::uintptr_t>(ptr)));
+        xfer_status st = XFER_SUCCESS;
+        for (std::uintptr_t start : starts) {
+            st = last_failure(st, evict_locked(start));
+        }
+        return st;
+    } catch (const std::bad_alloc &) {
+        return XFER_ERROR_OUT_OF_MEMORY;
+    }
+}
+
+void RegistrationCache::stats(xfer_registration_stats *out) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    out->cache_hits = hits_;
+    out->cache_misses = misses_;
+    out->cache_evictions = evictions_;
+    out->cache_ranges = lru_.size();
+    out->cache_bytes = lru_.bytes();
+    out->cache_limit_bytes = lru_.limit();
+}
+
+}  // namespace xfer::cuda::pinned

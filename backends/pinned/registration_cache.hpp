@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pinned backend's automatic registration cache: xfer_memcpy_async between unregistered
+// (pageable) user memory and device memory page-locks the user's range once
+// (cudaHostRegister) and then copies it as DMA, at page-locked speed, truly asynchronously.
+// Later copies inside a cached range are hits; least-recently-used ranges are unregistered to
+// stay under the byte limit.
+//
+// Stale registrations. cudaHostRegister pins the *physical* pages that back the range when it
+// is called. If the application frees the memory (munmap, or glibc trimming with
+// madvise(MADV_DONTNEED)) and gets the same addresses again, the addresses now map other pages,
+// while the driver still holds (and would DMA to or from) the old ones; the driver itself
+// still answers "registered" for those addresses. A cache keyed on addresses alone would then
+// copy stale bytes. Choice: every hit checks the identity of the pages the copy touches, the
+// physical frame numbers from /proc/self/pagemap, against those recorded when the range was
+// registered; any difference (or a page no longer present) evicts the range and registers it
+// again. This is exact (no false hit whatever the allocator does), needs no hook into free or
+// munmap (hooks miss frees done inside libc and cannot be installed from a plugin that is
+// loaded late), and costs one pagemap read of 8 bytes per 4 KiB page on each hit (~1/500 of
+// the bytes moved). Its limit: Linux shows frame numbers only to processes with
+// CAP_SYS_ADMIN; without it the cache cannot prove a hit and stays off (every copy is a miss
+// and goes the uncached way; stats show cache_misses growing and cache_ranges 0), and
+// xfer_register remains the way to register memory whose lifetime the application manages.
+//
+// A copy the cache does not take (range below registration_min or above the limit, frame
+// numbers unreadable, cudaHostRegister refused: RLIMIT_MEMLOCK, memory already registered) is
+// left to the caller, which copies it the uncached way (*taken = false).
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+
+#include <cuda_runtime_api.h>
+#include <xfer/xfer_backend.h>
+
+#include "registration_lru.hpp"
+
+namespace xfer::cuda::pinned {
+
+class RegistrationCache {
+public:
+    RegistrationCache(std::size_t limit, std::size_t min_bytes) noexcept : lru_(limit), min_bytes_(min_bytes) {}
+    ~RegistrationCache();
+    RegistrationCache(const RegistrationCache &) = delete;
+    RegistrationCache &operator=(const RegistrationCache &) = delete;
+
+    // Copies `bytes` between pageable host memory and device memory through a cached
+    // registration of the host side (registered now on a miss) with cudaMemcpyAsync on `s`, and
+    // sets *taken; or leaves it to the caller (*taken false, XFER_SUCCESS). The context's
+    // device must be current. Thread-safe.
+    // `host_pinned`: the host side looked page-locked to the driver, which it also does for a
+    // stale cached range; memory page-locked by others (no cached range overlaps) is left alone.
+    xfer_status copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,
+                     cudaStream_t s, bool *taken) noexcept;
+
+    // Evicts cached ranges overlapping [ptr, ptr + bytes) whose pages changed, so the driver no
+    // longer sees those addresses as page-locked (xfer_memcpy_batch_async calls it for each
+    // host pointer before classifying it). Cheap when the cache is empty.
+    void drop_stale(const void *ptr, std::size_t bytes) noexcept;
+
+    // Unregisters cached ranges overlapping [ptr, ptr + bytes) (all of them with bytes == 0
+    // and ptr == nullptr), after the device's queued work.
+    xfer_status forget(const void *ptr, std::size_t bytes) noexcept;
+    void stats(xfer_registration_stats *out) noexcept;
+
+private:
+    xfer_status evict_locked(std::uintptr_t start) noexcept;  // waits for the device first
+
+    std::mutex mutex_;
+    std::atomic<std::size_t> ranges_{0};  // lru_.size(), readable without the lock
+    RegistrationLru lru_;
+    std::size_t min_bytes_;
+    std::uint64_t hits_ = 0, misses_ = 0, evictions_ = 0;
+};
+
+}  // namespace xfer::cuda::pinned
