@@ -1,6 +1,7 @@
 // Buffers: allocation, views, and copies between the host and the device view.
 #include <xfer/xfer.h>
 
+#include <cstdint>
 #include <limits>
 
 #include "error.hpp"
@@ -63,6 +64,10 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
         if (buf == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: buf is NULL");
         check_alloc_flags(flags);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: bytes is 0");
+        if (bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
+            raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: ", bytes, " bytes exceeds the largest possible object (", PTRDIFF_MAX,
+                  " bytes)");
+        }
         ContextUse use(*context, "xfer_alloc");
         const xfer_backend_table &t = context->table();
 

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -107,6 +110,29 @@ TEST(HostBackend, DeviceMemoryParameterCapsAllocations) {
     EXPECT_XFER_OK(xfer_free(third));
     ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
     EXPECT_EQ(dev.free_memory, 1u << 20);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+// Issue 10, defect 9: every host buffer takes its size twice from RAM (host view and emulated
+// device view), so without a device_memory parameter the emulated device gets half the RAM.
+// Before the fix a buffer larger than half the RAM was accepted (the capacity counted one view).
+TEST(HostBackend, DefaultCapacityCountsBothViews) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    ASSERT_GT(pages, 0);
+    ASSERT_GT(page, 0);
+    const std::uint64_t ram = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_device_info dev{};
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.total_memory, ram / 2);
+    EXPECT_LE(dev.free_memory, ram / 2);
+    xfer_buffer b = nullptr;
+    EXPECT_EQ(xfer_alloc(ctx, static_cast<std::size_t>(ram / 2 + 4096), 0, &b), XFER_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(xfer_last_error()).find("emulated device memory exhausted"), std::string::npos)
+        << xfer_last_error();
+    EXPECT_EQ(b, nullptr);
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 

@@ -26,9 +26,18 @@
  *  - An *_async call returns without waiting for the copy. Its source and destination
  *    must stay alive and unmodified until an event recorded after it, or a stream
  *    synchronisation, reports that it is done.
- *  - xfer_free, xfer_stream_destroy and xfer_close wait for queued work that uses the
- *    memory or stream before releasing it: releasing is deferred in stream order,
- *    never a use-after-free.
+ *  - Releasing with work still queued (the one rule for every backend): xfer_free,
+ *    xfer_stream_destroy and xfer_close never release memory or a stream that queued work
+ *    still uses -- buffer copies and raw copies (xfer_memcpy_async, xfer_memcpy_batch_async)
+ *    that read or write a buffer's host or device view alike. The release happens once that
+ *    work is done: host defers it (the call returns at once; the memory goes when the last
+ *    queued copy that uses it has run), the CUDA backends wait for the device first
+ *    (cudaDeviceSynchronize / cudaStreamSynchronize). The handle is invalid as soon as the
+ *    call returns. Memory the caller owns (not a buffer's view) is the caller's to keep alive.
+ *
+ * Impossible sizes: a size larger than PTRDIFF_MAX (no object can be that large), a range
+ * whose end wraps around the address space, and batch sizes that add up past PTRDIFF_MAX are
+ * refused by the core with XFER_ERROR_INVALID_SIZE before anything is queued or allocated.
  *
  * Compiles as C99 (-std=c99 -pedantic) and as C++.
  */
@@ -294,13 +303,17 @@ XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *in
     cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer; host = two host allocations).
     Contents are uninitialised. flags: XFER_ALLOC_* bits.
     Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (buf NULL, unknown
-    flag bits, PREFER_DEVICE together with PREFER_HOST), XFER_ERROR_INVALID_SIZE (bytes 0),
+    flag bits, PREFER_DEVICE together with PREFER_HOST), XFER_ERROR_INVALID_SIZE (bytes 0, or
+    bytes > PTRDIFF_MAX), host: each buffer takes its size twice from RAM (host view and emulated
+    device view), so its device holds half the RAM unless device_memory sets it,
     XFER_ERROR_OUT_OF_MEMORY (host or device allocation failed; nothing is leaked and the
     context stays usable), XFER_ERROR_BACKEND. Thread-safe. */
 XFER_API xfer_status xfer_alloc(xfer_context ctx, size_t bytes, unsigned flags, xfer_buffer *buf);
 
-/** Frees a buffer after all queued work of its context has finished (deferred in stream
-    order). Returns XFER_ERROR_INVALID_HANDLE (NULL, already freed, not a buffer),
+/** Frees a buffer. Queued work that uses it (buffer copies and raw copies of its views) is
+    never disturbed: see "Releasing with work still queued" above (host: deferred in stream
+    order; CUDA backends: cudaDeviceSynchronize, then cudaFree / cudaFreeHost).
+    Returns XFER_ERROR_INVALID_HANDLE (NULL, already freed, not a buffer),
     XFER_ERROR_BACKEND (the handle is freed anyway). Thread-safe. */
 XFER_API xfer_status xfer_free(xfer_buffer buf);
 
@@ -339,9 +352,12 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     host pointers, or device pointers of this context's device) on stream `s`, and returns
     without waiting. Maps to cudaMemcpyAsync on CUDA backends (the pageable backend keeps
     stream order for pageable host pointers too); host: memcpy on the stream's worker.
-    The caller keeps both ranges alive and unmodified until the copy is done.
+    Both ranges must stay unmodified until the copy is done; memory the caller owns must stay
+    alive until then, while a buffer's views may be freed meanwhile (the release waits for
+    the copy: see "Releasing with work still queued" above).
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
-    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND
+    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0, bytes > PTRDIFF_MAX, or
+    dst or src + bytes wraps around the address space), XFER_ERROR_BACKEND
     (e.g. cudaErrorInvalidValue for a kind that does not match the pointers). Thread-safe. */
 XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes,
                                        xfer_copy_kind kind, xfer_stream s);
@@ -351,8 +367,10 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
-    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, or a size 0:
-    message gives its index), XFER_ERROR_BACKEND. Nothing is queued when it fails validation.
+    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, a size 0 or an
+    impossible entry as for xfer_memcpy_async: message gives its index; sizes adding up past
+    PTRDIFF_MAX), XFER_ERROR_BACKEND. Releasing a buffer whose views a queued batch uses
+    follows "Releasing with work still queued" above. Nothing is queued when it fails validation.
     Thread-safe. */
 XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts, const void *const *srcs,
                                              const size_t *sizes, size_t count, xfer_copy_kind kind,
