@@ -12,6 +12,7 @@ packages=(
   nlohmann-json3-dev                          # JSON reports
   gnuplot-nox                                 # xfer-tool plot
   python3 python3-jsonschema                  # schema check of xfer-tool's JSON in the tests
+  clang libclang-rt-14-dev                    # libFuzzer targets (fuzz preset, scripts/fuzz-ci.sh)
 )
 
 missing=()

@@ -101,6 +101,7 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
 
 XFER_API xfer_status xfer_free(xfer_buffer buf) {
     return guard("xfer_free", [&] {
+        refuse_in_host_function("xfer_free");
         auto b = lookup<Buffer>(buf, "xfer_free", "buf");
         ContextUse use(*b->ctx, "xfer_free");
         // Invalidate first, so a second xfer_free or a racing call fails cleanly.
@@ -154,6 +155,7 @@ XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, std::s
 XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, std::size_t offset, std::size_t bytes) {
     constexpr const char *fn = "xfer_copy";
     return guard(fn, [&] {
+        refuse_in_host_function(fn);
         auto b = lookup<Buffer>(buf, fn, "buf");
         check_copy(fn, *b, dir, offset, bytes);
         Context &c = *b->ctx;

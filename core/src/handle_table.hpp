@@ -10,14 +10,53 @@
 // removed by one thread stays alive for another thread that already looked it up.
 #pragma once
 
+#include <pthread.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <system_error>
 #include <vector>
 
 namespace xfer::core {
+
+// A reader-writer lock that lets a waiting writer in before new readers (std::shared_mutex
+// is glibc's reader-preferring rwlock: with 16 threads calling cheap getters, xfer_alloc and
+// xfer_open never got the table -- issue 10, defect 4). Readers here never nest, which the
+// writer-preferring kind requires. Meets the SharedMutex requirements of std::shared_lock.
+class WriterPreferringMutex {
+public:
+    WriterPreferringMutex() { init(); }
+    ~WriterPreferringMutex() { pthread_rwlock_destroy(&lock_); }
+    WriterPreferringMutex(const WriterPreferringMutex &) = delete;
+    WriterPreferringMutex &operator=(const WriterPreferringMutex &) = delete;
+
+    void lock() { check(pthread_rwlock_wrlock(&lock_)); }
+    bool try_lock() { return pthread_rwlock_trywrlock(&lock_) == 0; }
+    void unlock() { pthread_rwlock_unlock(&lock_); }
+    void lock_shared() { check(pthread_rwlock_rdlock(&lock_)); }
+    bool try_lock_shared() { return pthread_rwlock_tryrdlock(&lock_) == 0; }
+    void unlock_shared() { pthread_rwlock_unlock(&lock_); }
+
+    // In a child after fork(), while the forking thread held it (fork_support.cpp): the
+    // owner's thread id changed, so the lock is made anew instead of unlocked.
+    void reset_after_fork() noexcept { init(); }
+
+private:
+    void init() noexcept {
+        pthread_rwlockattr_t attr;
+        pthread_rwlockattr_init(&attr);
+        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+        pthread_rwlock_init(&lock_, &attr);
+        pthread_rwlockattr_destroy(&attr);
+    }
+    static void check(int rc) {
+        if (rc != 0) throw std::system_error(rc, std::generic_category(), "pthread_rwlock");
+    }
+    pthread_rwlock_t lock_;
+};
 
 enum class HandleKind : std::uint8_t { context = 1, buffer = 2, stream = 3, event = 4 };
 
@@ -82,7 +121,7 @@ public:
 
     // Stores the object and returns its handle value; 0 when the table is full.
     std::uint64_t insert(std::shared_ptr<T> object) {
-        std::unique_lock<std::shared_mutex> lock(mutex_);
+        std::unique_lock<WriterPreferringMutex> lock(mutex_);
         std::uint32_t index;
         if (!free_.empty()) {
             index = free_.back();
@@ -104,7 +143,7 @@ public:
         std::shared_ptr<T> found;
         {
             // Shared: every API call looks handles up, from many threads at once.
-            std::shared_lock<std::shared_mutex> lock(mutex_);
+            std::shared_lock<WriterPreferringMutex> lock(mutex_);
             std::uint32_t index = 0;
             if (find_locked(value, &err, &index)) found = slots_[index].object;
         }
@@ -119,7 +158,7 @@ public:
         LookupError err = LookupError::none;
         std::shared_ptr<T> taken;
         {
-            std::unique_lock<std::shared_mutex> lock(mutex_);
+            std::unique_lock<WriterPreferringMutex> lock(mutex_);
             std::uint32_t index = 0;
             if (find_locked(value, &err, &index)) {
                 Slot *slot = &slots_[index];
@@ -138,8 +177,14 @@ public:
         return taken;
     }
 
+    // fork(): the prepare handler holds every table exclusively across fork() so that the
+    // child never inherits a table half-changed by another thread; see fork_support.cpp.
+    void lock_for_fork() { mutex_.lock(); }
+    void unlock_in_parent() { mutex_.unlock(); }
+    void reset_in_child() noexcept { mutex_.reset_after_fork(); }
+
     std::size_t size() const {
-        std::shared_lock<std::shared_mutex> lock(mutex_);
+        std::shared_lock<WriterPreferringMutex> lock(mutex_);
         return live_;
     }
 
@@ -173,7 +218,7 @@ private:
     }
 
     const HandleKind kind_;
-    mutable std::shared_mutex mutex_;
+    mutable WriterPreferringMutex mutex_;
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;
     std::size_t live_ = 0;

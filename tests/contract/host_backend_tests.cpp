@@ -237,4 +237,45 @@ TEST(HostBackend, HostFunctionWaitingForItsOwnStreamGetsAnErrorNotADeadlock) {
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 
+// Issue 10, defect 8: a host function that destroys its own stream (forbidden) while another
+// thread waits in xfer_stream_synchronize. Before the fix the waiter deadlocked (or the stream
+// and its thread leaked with INVALID_STATE); now the destroy is refused and nothing changes.
+struct SelfDestroy {
+    xfer_stream stream = nullptr;
+    xfer_status status = XFER_SUCCESS;
+    std::string message;
+};
+
+void destroy_own_stream(void *p) {
+    auto *self = static_cast<SelfDestroy *>(p);
+    self->status = xfer_stream_destroy(self->stream);
+    self->message = xfer_last_error();
+}
+
+TEST(HostBackend, HostFunctionDestroyingItsOwnStreamIsRefusedWithoutHangOrLeak) {
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    SelfDestroy self;
+    ASSERT_XFER_OK(xfer_stream_create(ctx, &self.stream));
+    Gate gate;
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(self.stream, Gate::wait_fn, &gate));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(self.stream, destroy_own_stream, &self));
+    xfer_status waited = XFER_ERROR_INTERNAL;
+    std::thread waiter([&] { waited = xfer_stream_synchronize(self.stream); });
+    gate.release();
+    waiter.join();
+    EXPECT_EQ(waited, XFER_SUCCESS);
+    EXPECT_EQ(self.status, XFER_ERROR_INVALID_STATE);
+    EXPECT_NE(self.message.find("host function"), std::string::npos) << self.message;
+    // Still a live stream: it works, and destroying it from the program succeeds.
+    xfer_buffer b = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx, 4096, 0, &b));
+    std::memset(xfer_host_ptr(b), 0x5a, 4096);
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 4096, self.stream));
+    ASSERT_XFER_OK(xfer_stream_synchronize(self.stream));
+    EXPECT_EQ(std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096), 0);
+    EXPECT_XFER_OK(xfer_stream_destroy(self.stream));
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
 }  // namespace

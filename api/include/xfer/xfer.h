@@ -39,6 +39,24 @@
  * whose end wraps around the address space, and batch sizes that add up past PTRDIFF_MAX are
  * refused by the core with XFER_ERROR_INVALID_SIZE before anything is queued or allocated.
  *
+ * fork(): a child process may not use anything it inherited. Every call with a context, or an
+ * object of a context, opened before the fork() returns XFER_ERROR_INVALID_STATE in the
+ * child (never a hang: the worker threads and device state stay in the parent), and
+ * xfer_close of such a context leaves it alone. The child may open contexts of its own on
+ * backends that survive fork (host); a CUDA backend that was loaded before the fork reports
+ * itself unavailable in the child (CUDA cannot be used after fork(): exec a new program or use
+ * posix_spawn instead). Forking while other threads are inside xfer is safe: the library holds
+ * its own locks across fork(). The parent is unaffected.
+ *
+ * Device faults (CUDA backends): a fault that leaves the device's CUDA context unusable (a
+ * kernel that accessed an illegal address, a failed device-side assert, ...) is returned once
+ * as XFER_ERROR_BACKEND with the CUDA message, by the call that first sees it (usually a
+ * synchronisation). From then on every call on a context of that device returns
+ * XFER_ERROR_BACKEND_UNAVAILABLE naming the fault, without waiting; xfer_close still releases
+ * the handles. Contexts of other devices and other backends keep working; the device can be
+ * used again only by a new process (CUDA keeps such errors for the life of the process).
+ * Out-of-memory is not such a fault: XFER_ERROR_OUT_OF_MEMORY, and the context goes on.
+ *
  * Compiles as C99 (-std=c99 -pedantic) and as C++.
  */
 #ifndef XFER_XFER_H
@@ -246,8 +264,14 @@ XFER_API const char *xfer_last_error(void);
 
 /** Number of backends found on the plugin search path (available or not), searched now:
     XFER_PLUGIN_PATH (colon-separated), then the configuration's plugin_path, then lib/xfer/
-    next to libxfer.so. The current directory is never searched. Plugins found are loaded
-    once and stay loaded. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
+    next to libxfer.so (resolved to an absolute path once, when libxfer.so is loaded). The
+    current directory is never searched. Plugins found are loaded once (every symbol bound at
+    load: RTLD_NOW) and stay loaded. A plugin file, or its folder, that is writable by its
+    group or by others, or a symbolic link to a file outside the folder searched, is listed
+    unavailable with the reason and never opened, unless XFER_PLUGIN_ALLOW_UNSAFE=1.
+    XFER_PLUGIN_PATH, XFER_CONFIG and XFER_PLUGIN_ALLOW_UNSAFE are ignored in set-user-ID and
+    set-group-ID programs (secure_getenv). The XFER_CONFIG file must be a regular file of at
+    most 1 MiB without NUL bytes, else XFER_ERROR_CONFIG. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
     (the XFER_CONFIG file is malformed). Thread-safe. */
 XFER_API xfer_status xfer_backend_count(int *count);
 
@@ -402,7 +426,10 @@ XFER_API xfer_status xfer_stream_query(xfer_stream s);
 XFER_API xfer_status xfer_stream_wait_event(xfer_stream s, xfer_event e);
 
 /** Queues a host function on the stream (cudaLaunchHostFunc): it runs once earlier work is
-    done, and later work waits for it to return. It must not call xfer or CUDA functions.
+    done, and later work waits for it to return. It must not call xfer or CUDA functions; the
+    calls that could wait for the stream running it (xfer_stream_synchronize,
+    xfer_stream_destroy, xfer_event_synchronize, xfer_copy, xfer_free, xfer_close) return
+    XFER_ERROR_INVALID_STATE there and change nothing, instead of deadlocking.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (fn NULL), XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn fn, void *user_data);
 
