@@ -32,7 +32,7 @@ namespace {
 constexpr int kMaxDevices = 64;
 struct Poison {
     std::atomic<int> state{0};  // 0 healthy, 1 being written, 2 poisoned
-    char what[384];
+    char what[768];  // room for the longest call text check() formats (512) and the CUDA message
 };
 Poison g_poison[kMaxDevices];
 
