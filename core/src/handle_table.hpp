@@ -10,52 +10,84 @@
 // removed by one thread stays alive for another thread that already looked it up.
 #pragma once
 
-#include <pthread.h>
-
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
-#include <system_error>
+#include <new>
 #include <vector>
 
 namespace xfer::core {
 
 // A reader-writer lock that lets a waiting writer in before new readers (std::shared_mutex
 // is glibc's reader-preferring rwlock: with 16 threads calling cheap getters, xfer_alloc and
-// xfer_open never got the table -- issue 10, defect 4). Readers here never nest, which the
-// writer-preferring kind requires. Meets the SharedMutex requirements of std::shared_lock.
+// xfer_open never got the table -- issue 10, defect 4). Built from a mutex and condition
+// variables rather than pthread_rwlock_t so that a child after fork() can be given a fresh,
+// unlocked one (a glibc rwlock records its writer's thread id, which fork changes). Readers
+// never nest here, which writer preference requires. Meets std::shared_lock's requirements.
 class WriterPreferringMutex {
 public:
-    WriterPreferringMutex() { init(); }
-    ~WriterPreferringMutex() { pthread_rwlock_destroy(&lock_); }
-    WriterPreferringMutex(const WriterPreferringMutex &) = delete;
-    WriterPreferringMutex &operator=(const WriterPreferringMutex &) = delete;
-
-    void lock() { check(pthread_rwlock_wrlock(&lock_)); }
-    bool try_lock() { return pthread_rwlock_trywrlock(&lock_) == 0; }
-    void unlock() { pthread_rwlock_unlock(&lock_); }
-    void lock_shared() { check(pthread_rwlock_rdlock(&lock_)); }
-    bool try_lock_shared() { return pthread_rwlock_tryrdlock(&lock_) == 0; }
-    void unlock_shared() { pthread_rwlock_unlock(&lock_); }
+    void lock() {
+        std::unique_lock<std::mutex> guard(state_);
+        ++writers_waiting_;
+        writer_turn_.wait(guard, [this] { return !writer_ && readers_ == 0; });
+        --writers_waiting_;
+        writer_ = true;
+    }
+    bool try_lock() {
+        std::lock_guard<std::mutex> guard(state_);
+        if (writer_ || readers_ != 0) return false;
+        writer_ = true;
+        return true;
+    }
+    void unlock() {
+        {
+            std::lock_guard<std::mutex> guard(state_);
+            writer_ = false;
+        }
+        writer_turn_.notify_one();
+        reader_turn_.notify_all();
+    }
+    void lock_shared() {
+        std::unique_lock<std::mutex> guard(state_);
+        reader_turn_.wait(guard, [this] { return !writer_ && writers_waiting_ == 0; });
+        ++readers_;
+    }
+    bool try_lock_shared() {
+        std::lock_guard<std::mutex> guard(state_);
+        if (writer_ || writers_waiting_ != 0) return false;
+        ++readers_;
+        return true;
+    }
+    void unlock_shared() {
+        bool last = false;
+        {
+            std::lock_guard<std::mutex> guard(state_);
+            last = --readers_ == 0 && writers_waiting_ != 0;
+        }
+        if (last) writer_turn_.notify_one();
+    }
 
     // In a child after fork(), while the forking thread held it (fork_support.cpp): the
-    // owner's thread id changed, so the lock is made anew instead of unlocked.
-    void reset_after_fork() noexcept { init(); }
+    // threads that waited for it do not exist there, so it starts afresh, unlocked.
+    void reset_after_fork() noexcept {
+        new (&state_) std::mutex;
+        new (&writer_turn_) std::condition_variable;
+        new (&reader_turn_) std::condition_variable;
+        readers_ = 0;
+        writers_waiting_ = 0;
+        writer_ = false;
+    }
 
 private:
-    void init() noexcept {
-        pthread_rwlockattr_t attr;
-        pthread_rwlockattr_init(&attr);
-        pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-        pthread_rwlock_init(&lock_, &attr);
-        pthread_rwlockattr_destroy(&attr);
-    }
-    static void check(int rc) {
-        if (rc != 0) throw std::system_error(rc, std::generic_category(), "pthread_rwlock");
-    }
-    pthread_rwlock_t lock_;
+    std::mutex state_;
+    std::condition_variable writer_turn_;
+    std::condition_variable reader_turn_;
+    unsigned readers_ = 0;
+    unsigned writers_waiting_ = 0;
+    bool writer_ = false;
 };
 
 enum class HandleKind : std::uint8_t { context = 1, buffer = 2, stream = 3, event = 4 };
