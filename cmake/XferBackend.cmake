@@ -21,7 +21,7 @@ function(xfer_add_backend name)
     INSTALL_RPATH "${_xfer_plugin_rpath}"
     BUILD_WITH_INSTALL_RPATH ON)
   # Unresolved symbols in a plugin would only show at load time; fail at link time instead.
-  target_link_options(${target} PRIVATE "LINKER:--no-undefined" "LINKER:--enable-new-dtags"
+  target_link_options(${target} PRIVATE ${XFER_NO_UNDEFINED} "LINKER:--enable-new-dtags"
     "LINKER:--version-script=${_xfer_backend_map}")
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${_xfer_backend_map}")
   # Plugins that cannot load leave the process alone, but a group- or world-writable plugin is

@@ -84,6 +84,14 @@ Range pick_range(FuzzedDataProvider &in, unsigned char *scratch) {
     }
 }
 
+// Enum values a C caller may pass: 0..0x7fffffff (the *_FORCE_INT32 range; anything else is
+// not representable in the enum and would be the harness's own undefined behaviour).
+template <class Enum>
+Enum any_enum(FuzzedDataProvider &in) {
+    return static_cast<Enum>(in.ConsumeBool() ? in.ConsumeIntegralInRange<std::int32_t>(0, 6)
+                                              : in.ConsumeIntegral<std::int32_t>() & 0x7fffffff);
+}
+
 void noop(void *) {}
 
 }  // namespace
@@ -103,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             break;
         }
         case 1:
-            (void)xfer_copy_async(pick_handle(in, w.buf), static_cast<xfer_direction>(in.ConsumeIntegral<std::int32_t>() & 0x7fffffff),
+            (void)xfer_copy_async(pick_handle(in, w.buf), any_enum<xfer_direction>(in),
                                   in.ConsumeIntegral<std::size_t>(), in.ConsumeIntegral<std::size_t>(), pick_handle(in, w.stream));
             break;
         case 2: {
@@ -112,7 +120,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             // In scratch: the smaller size fits both; else the refused range's own size.
             const std::size_t bytes = dst.refused ? dst.bytes : src.refused ? src.bytes : std::min(dst.bytes, src.bytes);
             (void)xfer_memcpy_async(pick_handle(in, w.ctx), dst.p, src.p, bytes,
-                                    static_cast<xfer_copy_kind>(in.ConsumeIntegralInRange<std::int32_t>(-1, 6)), pick_handle(in, w.stream));
+                                    any_enum<xfer_copy_kind>(in), pick_handle(in, w.stream));
             break;
         }
         case 3: {
@@ -131,7 +139,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             }
             (void)xfer_memcpy_batch_async(pick_handle(in, w.ctx), in.ConsumeBool() ? dsts.data() : nullptr,
                                           in.ConsumeBool() ? srcs.data() : nullptr, in.ConsumeBool() ? sizes.data() : nullptr,
-                                          count, static_cast<xfer_copy_kind>(in.ConsumeIntegralInRange<std::int32_t>(-1, 6)),
+                                          count, any_enum<xfer_copy_kind>(in),
                                           pick_handle(in, w.stream));
             break;
         }
@@ -150,7 +158,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         default:
             (void)xfer_buffer_size(pick_handle(in, w.buf));
             (void)xfer_host_ptr(pick_handle(in, w.buf));
-            (void)xfer_status_string(static_cast<xfer_status>(in.ConsumeIntegral<std::int32_t>() & 0x7fffffff));
+            (void)xfer_status_string(any_enum<xfer_status>(in));
             break;
         }
     }
