@@ -1,6 +1,7 @@
 # xfer_add_backend(<name> SOURCES ... [LIBRARIES ...])
 # Builds one plugin, libxfer-backend-<name>.so, into lib/xfer/ of the build and install trees.
 # A plugin sees the plugin ABI header only (xfer::api), never core headers.
+set(_xfer_backend_map "${CMAKE_CURRENT_LIST_DIR}/xfer_backend.map")
 function(xfer_add_backend name)
   cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   set(target xfer-backend-${name})
@@ -20,7 +21,19 @@ function(xfer_add_backend name)
     INSTALL_RPATH "${_xfer_plugin_rpath}"
     BUILD_WITH_INSTALL_RPATH ON)
   # Unresolved symbols in a plugin would only show at load time; fail at link time instead.
-  target_link_options(${target} PRIVATE "LINKER:--no-undefined" "LINKER:--enable-new-dtags")
+  target_link_options(${target} PRIVATE ${XFER_NO_UNDEFINED} "LINKER:--enable-new-dtags"
+    "LINKER:--version-script=${_xfer_backend_map}")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${_xfer_backend_map}")
+  # Plugins that cannot load leave the process alone, but a group- or world-writable plugin is
+  # refused by the core: the build tree's copies do not depend on the user's umask.
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND chmod go-w "$<TARGET_FILE:${target}>" "${XFER_PLUGIN_OUTPUT_DIR}" VERBATIM)
+  if(XFER_BUILD_TESTS)
+    add_test(NAME plugin.${name}.exports_only_the_entry_point
+      COMMAND ${CMAKE_COMMAND} -DLIBRARY=$<TARGET_FILE:${target}> -DNM=${CMAKE_NM}
+              "-DALLOWED=^xfer_backend_entry$" -DREQUIRED=xfer_backend_entry
+              -P "${PROJECT_SOURCE_DIR}/tests/core/check_exports.cmake")
+  endif()
   xfer_install_module(${target} "${XFER_PLUGIN_SUBDIR}")
 endfunction()
 

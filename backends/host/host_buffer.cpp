@@ -56,14 +56,43 @@ HostStorage::HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size
                          unsigned char *device) noexcept
     : account_(std::move(account)), bytes_(bytes), host_(host), device_(device) {}
 
+void LiveViews::add(const std::shared_ptr<HostStorage> &storage) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const unsigned char *view : {storage->host_view(), storage->device_view()}) {
+        const auto start = reinterpret_cast<std::uintptr_t>(view);
+        ranges_[start] = Range{start + storage->size(), storage};
+    }
+}
+
+void LiveViews::remove(const HostStorage &storage) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ranges_.erase(reinterpret_cast<std::uintptr_t>(storage.host_view()));
+    ranges_.erase(reinterpret_cast<std::uintptr_t>(storage.device_view()));
+}
+
+std::shared_ptr<HostStorage> LiveViews::find(const void *p) const {
+    const auto address = reinterpret_cast<std::uintptr_t>(p);
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = ranges_.upper_bound(address);
+    if (it == ranges_.begin()) {
+        return nullptr;
+    }
+    --it;
+    return address < it->second.end ? it->second.storage.lock() : nullptr;
+}
+
 HostStorage::~HostStorage() {
+    // Unlisted before the memory goes, so no new copy can find it once it is being freed.
+    if (views_) {
+        views_->remove(*this);
+    }
     std::free(host_);
     std::free(device_);
     account_->release(bytes_);
 }
 
-xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes,
-                                std::shared_ptr<HostStorage> *out) {
+xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                std::size_t bytes, std::shared_ptr<HostStorage> *out) {
     if (!account->reserve(bytes)) {
         const auto capacity = account->capacity();
         const auto used = account->used();
@@ -91,7 +120,10 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     host.release();
     device.release();
     reservation.keep();
-    *out = std::shared_ptr<HostStorage>(std::move(owner));
+    std::shared_ptr<HostStorage> storage(std::move(owner));
+    storage->views_ = views;
+    views->add(storage);  // may throw bad_alloc: then the storage is released and unlisted
+    *out = std::move(storage);
     return XFER_SUCCESS;
 }
 

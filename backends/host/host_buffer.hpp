@@ -6,9 +6,34 @@
 #include <xfer/xfer_backend.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 
 namespace xfer_host {
+
+class HostStorage;
+
+// The views of every live buffer of a context, by address. A raw copy
+// (xfer_memcpy_async / xfer_memcpy_batch_async) names plain pointers; looking them up here
+// lets the queued copy hold the storage of any buffer view it touches, so xfer_free of that
+// buffer is deferred in stream order exactly as for buffer copies (never a use-after-free).
+class LiveViews {
+public:
+    void add(const std::shared_ptr<HostStorage> &storage);
+    void remove(const HostStorage &storage) noexcept;
+    // The storage whose host or device view contains `p`, or null.
+    std::shared_ptr<HostStorage> find(const void *p) const;
+
+private:
+    struct Range {
+        std::uintptr_t end;
+        std::weak_ptr<HostStorage> storage;
+    };
+    mutable std::mutex mutex_;
+    std::map<std::uintptr_t, Range> ranges_;  // by start address
+};
 
 // The memory of a buffer. Reference-counted: the buffer handle holds one reference and every
 // queued copy another, so xfer_free never releases memory a queued copy still uses (the last
@@ -17,8 +42,9 @@ class HostStorage {
 public:
     // Reserves `bytes` on the emulated device and allocates both views. Reports and returns
     // XFER_ERROR_OUT_OF_MEMORY (nothing allocated or reserved) when either does not fit.
-    static xfer_status create(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes,
-                              std::shared_ptr<HostStorage> *out);
+    // The storage is listed in `views` until it is destroyed.
+    static xfer_status create(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                              std::size_t bytes, std::shared_ptr<HostStorage> *out);
 
     ~HostStorage();
     HostStorage(const HostStorage &) = delete;
@@ -33,6 +59,7 @@ private:
                 unsigned char *device) noexcept;
 
     std::shared_ptr<DeviceMemoryAccount> account_;
+    std::shared_ptr<LiveViews> views_;  // set once listed there
     std::size_t bytes_;
     unsigned char *host_;
     unsigned char *device_;

@@ -1,5 +1,7 @@
 #include "host_context.hpp"
 
+#include "host_buffer.hpp"
+
 #include "host_errors.hpp"
 
 #include <unistd.h>
@@ -76,13 +78,15 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
     std::uint64_t capacity = device_memory;
     if (capacity == 0) {
         // "Unlimited" still means bounded by RAM: an emulated device larger than the machine
-        // would only turn allocation failures into the OOM killer later.
-        capacity = physical_memory_bytes();
+        // would only turn allocation failures into the OOM killer later. Every buffer costs
+        // its size twice in RAM (host view + emulated device view), so the device gets half.
+        capacity = physical_memory_bytes() / kViewsPerBuffer;
         if (capacity == 0) {
             capacity = std::numeric_limits<std::uint64_t>::max();
         }
     }
     ctx->account = std::make_shared<DeviceMemoryAccount>(capacity);
+    ctx->views = std::make_shared<LiveViews>();
     *out = ctx.release();
     return XFER_SUCCESS;
 }
@@ -97,8 +101,9 @@ void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept {
     info->total_memory = capacity;
     info->free_memory = capacity - used;
     if (!ctx.capacity_from_param) {
-        // Bounded by RAM: what other processes use is not free for us either.
-        const std::uint64_t available = available_memory_bytes();
+        // Bounded by RAM: what other processes use is not free for us either, and a buffer
+        // takes its size from RAM once per view.
+        const std::uint64_t available = available_memory_bytes() / kViewsPerBuffer;
         if (available != 0) {
             info->free_memory = std::min(info->free_memory, available);
         }

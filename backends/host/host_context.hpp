@@ -11,6 +11,8 @@
 
 namespace xfer_host {
 
+class LiveViews;
+
 // Bytes of emulated device memory in use against a capacity. Shared (not owned) by every
 // buffer's storage, because storage may outlive its buffer handle until queued copies finish.
 class DeviceMemoryAccount {
@@ -29,12 +31,16 @@ private:
     std::atomic<std::uint64_t> used_{0};
 };
 
+// A host buffer is two host allocations of its size: the host view and the emulated device view.
+constexpr std::uint64_t kViewsPerBuffer = 2;
+
 struct HostContext {
     int device = 0;
     // true: the device_memory parameter set the capacity; false: physical RAM bounds it.
     bool capacity_from_param = false;
     std::shared_ptr<DeviceMemoryAccount> account;
     HostRegistry registered;  // xfer_register bookkeeping
+    std::shared_ptr<LiveViews> views;  // every live buffer's views (host_buffer.hpp)
 };
 
 // Physical RAM of the machine in bytes (sysconf), 0 if unknown.

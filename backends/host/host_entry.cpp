@@ -9,6 +9,7 @@
 
 #include <xfer/xfer_backend.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -25,8 +26,8 @@ HostEvent *as_event(void *p) { return static_cast<HostEvent *>(p); }
 
 const xfer_backend_param kParams[] = {
     {"device_memory", "size", "0",
-     "capacity of the emulated device in bytes (0: physical RAM); allocations beyond it fail with "
-     "XFER_ERROR_OUT_OF_MEMORY"},
+     "capacity of the emulated device in bytes (0: half the physical RAM, as each buffer takes its size "
+     "twice from RAM: host view and device view); allocations beyond it fail with XFER_ERROR_OUT_OF_MEMORY"},
 };
 
 // ------------------------------------------------------------------------- contexts
@@ -63,7 +64,7 @@ xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned /*flags: placement hi
                          void **buf, void **host_view, void **device_view) {
     return guarded("host buffer_alloc", [&] {
         std::shared_ptr<HostStorage> storage;
-        const xfer_status st = HostStorage::create(as_context(ctx)->account, bytes, &storage);
+        const xfer_status st = HostStorage::create(as_context(ctx)->account, as_context(ctx)->views, bytes, &storage);
         if (st != XFER_SUCCESS) {
             return st;
         }
@@ -102,15 +103,29 @@ xfer_status buffer_copy_async(void * /*ctx*/, void *buf, xfer_direction dir, siz
 // ---------------------------------------------------------------------- raw copies
 
 // Every kind is a memcpy: the emulated device lives in host memory, so all pointers are host pointers.
-xfer_status memcpy_async(void * /*ctx*/, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/,
+// A queued raw copy holds the storage of every buffer view it reads or writes, so that
+// xfer_free of that buffer defers the release until the copy has run (the rule of xfer.h).
+using Holds = std::vector<std::shared_ptr<HostStorage>>;
+
+void hold_views(const LiveViews &views, const void *dst, const void *src, Holds *holds) {
+    for (const void *p : {dst, src}) {
+        if (std::shared_ptr<HostStorage> storage = views.find(p)) {
+            holds->push_back(std::move(storage));
+        }
+    }
+}
+
+xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/,
                          void *stream) {
     return guarded("host memcpy_async", [&] {
-        as_stream(stream)->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+        Holds holds;
+        hold_views(*as_context(ctx)->views, dst, src, &holds);
+        as_stream(stream)->enqueue([dst, src, bytes, holds = std::move(holds)] { std::memcpy(dst, src, bytes); });
         return XFER_SUCCESS;
     });
 }
 
-xfer_status memcpy_batch_async(void * /*ctx*/, void *const *dsts, const void *const *srcs, const size_t *sizes,
+xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
                                size_t count, xfer_copy_kind /*kind*/, void *stream) {
     return guarded("host memcpy_batch_async", [&] {
         struct Copy {
@@ -120,11 +135,16 @@ xfer_status memcpy_batch_async(void * /*ctx*/, void *const *dsts, const void *co
         };
         // The caller's arrays are only valid during this call: keep a copy for the worker.
         std::vector<Copy> copies;
+        Holds holds;
         copies.reserve(count);
         for (size_t i = 0; i < count; ++i) {
             copies.push_back(Copy{dsts[i], srcs[i], sizes[i]});
+            hold_views(*as_context(ctx)->views, dsts[i], srcs[i], &holds);
         }
-        as_stream(stream)->enqueue([copies = std::move(copies)] {
+        // Many small copies of a batch usually touch a few buffers: one hold each is enough.
+        std::sort(holds.begin(), holds.end());
+        holds.erase(std::unique(holds.begin(), holds.end()), holds.end());
+        as_stream(stream)->enqueue([copies = std::move(copies), holds = std::move(holds)] {
             for (const Copy &c : copies) {
                 std::memcpy(c.dst, c.src, c.bytes);
             }

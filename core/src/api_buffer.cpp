@@ -1,6 +1,7 @@
 // Buffers: allocation, views, and copies between the host and the device view.
 #include <xfer/xfer.h>
 
+#include <cstdint>
 #include <limits>
 
 #include "error.hpp"
@@ -63,6 +64,10 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
         if (buf == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: buf is NULL");
         check_alloc_flags(flags);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: bytes is 0");
+        if (bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
+            raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: ", bytes, " bytes exceeds the largest possible object (", PTRDIFF_MAX,
+                  " bytes)");
+        }
         ContextUse use(*context, "xfer_alloc");
         const xfer_backend_table &t = context->table();
 
@@ -96,6 +101,7 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
 
 XFER_API xfer_status xfer_free(xfer_buffer buf) {
     return guard("xfer_free", [&] {
+        refuse_in_host_function("xfer_free");
         auto b = lookup<Buffer>(buf, "xfer_free", "buf");
         ContextUse use(*b->ctx, "xfer_free");
         // Invalidate first, so a second xfer_free or a racing call fails cleanly.
@@ -149,6 +155,7 @@ XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, std::s
 XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, std::size_t offset, std::size_t bytes) {
     constexpr const char *fn = "xfer_copy";
     return guard(fn, [&] {
+        refuse_in_host_function(fn);
         auto b = lookup<Buffer>(buf, fn, "buf");
         check_copy(fn, *b, dir, offset, bytes);
         Context &c = *b->ctx;

@@ -7,6 +7,7 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "fork_support.hpp"
 #include "objects.hpp"
 
 namespace xfer::core {
@@ -103,6 +104,7 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
         auto record = std::make_shared<Context>();
         record->plugin = &plugin;
         record->device = index;
+        record->fork_generation = fork_generation();
         call_backend(plugin, "xfer_open", "context_create", [&] {
             return plugin.table.context_create(index, values.data(), values.size(), &record->native);
         });
@@ -125,6 +127,8 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
 
 XFER_API xfer_status xfer_close(xfer_context ctx) {
     return guard("xfer_close", [&] {
+        refuse_in_host_function("xfer_close");
+        lookup<Context>(ctx, "xfer_close", "ctx");  // an inherited context stays untouched (fork)
         LookupError why = LookupError::none;
         auto context = context_table().take(reinterpret_cast<std::uintptr_t>(ctx), &why);
         if (!context) raise_bad_handle("xfer_close", "ctx", ctx, HandleKind::context, why);

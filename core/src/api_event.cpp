@@ -98,6 +98,7 @@ XFER_API xfer_status xfer_event_record(xfer_event e, xfer_stream s) {
 XFER_API xfer_status xfer_event_synchronize(xfer_event e) {
     constexpr const char *fn = "xfer_event_synchronize";
     return guard(fn, [&] {
+        refuse_in_host_function(fn);
         auto event = lookup<Event>(e, fn, "e");
         Context &c = *event->ctx;
         ContextUse use(c, fn);

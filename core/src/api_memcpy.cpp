@@ -1,6 +1,10 @@
 // Raw copies between user pointers, single and batched.
 #include <xfer/xfer.h>
 
+#include <cstdint>
+#include <string>
+#include <utility>
+
 #include "error.hpp"
 #include "objects.hpp"
 
@@ -12,6 +16,27 @@ void check_kind(const char *function, xfer_copy_kind kind) {
     if (kind < XFER_COPY_HOST_TO_HOST || kind > XFER_COPY_DEFAULT) {
         raise(XFER_ERROR_INVALID_ARGUMENT, function, ": kind ", static_cast<long long>(kind),
               " is not an xfer_copy_kind (0 = HOST_TO_HOST ... 4 = DEFAULT)");
+    }
+}
+
+// Sizes no copy can have (the rule of xfer.h): larger than any object (PTRDIFF_MAX), or a
+// range that wraps around the end of the address space. Checked here, once, for every backend.
+constexpr std::size_t kMaxObject = static_cast<std::size_t>(PTRDIFF_MAX);
+
+bool wraps(const void *p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) > UINTPTR_MAX - bytes; }
+
+// `index` < 0 for a single copy, else the batch entry named in the message.
+void check_range(const char *function, long long index, const void *dst, const void *src, std::size_t bytes) {
+    const std::string entry = index < 0 ? std::string() : msg("entry ", index, ": ");
+    if (bytes > kMaxObject) {
+        raise(XFER_ERROR_INVALID_SIZE, function, ": ", entry, bytes, " bytes exceeds the largest possible object (",
+              kMaxObject, " bytes)");
+    }
+    for (const auto &[name, p] : {std::pair<const char *, const void *>{"dst", dst}, {"src", src}}) {
+        if (wraps(p, bytes)) {
+            raise(XFER_ERROR_INVALID_SIZE, function, ": ", entry, name, " ", p, " + ", bytes,
+                  " bytes wraps around the end of the address space");
+        }
     }
 }
 
@@ -30,6 +55,7 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
         if (src == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": src is NULL");
         check_kind(fn, kind);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": bytes is 0");
+        check_range(fn, -1, dst, src, bytes);
         ContextUse use(*context, fn);
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = context->table();
@@ -54,10 +80,19 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
         check_kind(fn, kind);
         if (count == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": count is 0");
         // Every entry is checked before anything is queued: a batch is all or nothing.
+        std::size_t total = 0;
         for (std::size_t i = 0; i < count; ++i) {
             if (dsts[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dsts[", i, "] is NULL");
             if (srcs[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": srcs[", i, "] is NULL");
             if (sizes[i] == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": sizes[", i, "] is 0");
+            if (sizes[i] > kMaxObject || wraps(dsts[i], sizes[i]) || wraps(srcs[i], sizes[i])) {
+                check_range(fn, static_cast<long long>(i), dsts[i], srcs[i], sizes[i]);
+            }
+            if (sizes[i] > kMaxObject - total) {
+                raise(XFER_ERROR_INVALID_SIZE, fn, ": the sizes of entries 0..", i,
+                      " add up to more than the largest possible object (", kMaxObject, " bytes)");
+            }
+            total += sizes[i];
         }
         ContextUse use(*context, fn);
         ObjectUse stream_use(*stream, fn, "s");

@@ -1,10 +1,25 @@
 // Streams: in-order queues of work.
 #include <xfer/xfer.h>
 
+#include <memory>
+
 #include "error.hpp"
 #include "objects.hpp"
 
 using namespace xfer::core;
+
+namespace {
+
+struct HostCall {
+    xfer_host_fn fn;
+    void *user_data;
+    static void run(void *self) {
+        std::unique_ptr<HostCall> call(static_cast<HostCall *>(self));
+        run_host_function(call->fn, call->user_data);
+    }
+};
+
+}  // namespace
 
 extern "C" {
 
@@ -43,6 +58,7 @@ XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s) {
 XFER_API xfer_status xfer_stream_destroy(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_destroy";
     return guard(fn, [&] {
+        refuse_in_host_function(fn);
         auto stream = lookup<Stream>(s, fn, "s");
         Context &c = *stream->ctx;
         ContextUse use(c, fn);
@@ -63,6 +79,7 @@ XFER_API xfer_status xfer_stream_destroy(xfer_stream s) {
 XFER_API xfer_status xfer_stream_synchronize(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_synchronize";
     return guard(fn, [&] {
+        refuse_in_host_function(fn);
         auto stream = lookup<Stream>(s, fn, "s");
         Context &c = *stream->ctx;
         ContextUse use(c, fn);
@@ -113,8 +130,12 @@ XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn ho
         ContextUse use(c, fn);
         ObjectUse stream_use(*stream, fn, "s");
         if (c.table().stream_launch_host_func == nullptr) raise_not_supported(c, fn);
+        // Queued through a trampoline that marks the thread as running a host function, so
+        // that a blocking xfer call from inside it is refused instead of deadlocking.
+        auto call = std::make_unique<HostCall>(HostCall{host_fn, user_data});
         call_backend(*c.plugin, fn, "stream_launch_host_func",
-                     [&] { return c.table().stream_launch_host_func(c.native, stream->native, host_fn, user_data); });
+                     [&] { return c.table().stream_launch_host_func(c.native, stream->native, &HostCall::run, call.get()); });
+        call.release();  // the trampoline owns it now
         return XFER_SUCCESS;
     });
 }

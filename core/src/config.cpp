@@ -11,8 +11,12 @@ namespace xfer::core {
 namespace {
 
 // getenv, with an empty value treated as unset (so `XFER_BACKEND= prog` means "not set").
+// secure_getenv: in a set-user-ID or set-group-ID process the variables that choose code to
+// load or files to read (XFER_PLUGIN_PATH, XFER_CONFIG) are ignored, as the dynamic loader
+// ignores LD_LIBRARY_PATH there; the others only choose among what that code offers.
 std::optional<std::string> env(const std::string &name) {
-    const char *value = std::getenv(name.c_str());
+    const bool selects_code = name == "XFER_PLUGIN_PATH" || name == "XFER_CONFIG";
+    const char *value = selects_code ? secure_getenv(name.c_str()) : std::getenv(name.c_str());
     if (value == nullptr || *value == '\0') return std::nullopt;
     return std::string(value);
 }

@@ -8,7 +8,10 @@
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <map>
 #include <sstream>
 
@@ -40,6 +43,11 @@ std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &
     int number = 0;
     while (std::getline(lines, raw)) {
         ++number;
+        if (raw.find('\0') != std::string::npos) {
+            // Everything after a NUL would vanish from messages and from C strings.
+            raise(XFER_ERROR_CONFIG, source, ":", number, ": contains a NUL byte (at column ", raw.find('\0') + 1,
+                  "); a configuration file is text");
+        }
         std::string_view line(raw);
         if (auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
         line = trim(line);
@@ -73,6 +81,15 @@ std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &
         keys.push_back(ConfigEntry{section, std::string(key), std::string(trim(line.substr(eq + 1))), number});
     }
     return keys;
+}
+
+const char *file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "not a regular file";
 }
 
 }  // namespace
@@ -114,10 +131,43 @@ ConfigFile parse_config(std::istream &in, const std::string &source) {
 }
 
 ConfigFile read_config_file(const std::string &path) {
-    std::ifstream in(path);
-    if (!in) {
+    // Opened without blocking (a FIFO would wait for a writer forever) and checked before
+    // reading: a directory, a device (/dev/zero never ends) or a huge file is refused.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
         raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be read: ", std::strerror(errno));
     }
+    struct Closer {
+        int fd;
+        ~Closer() { ::close(fd); }
+    } closer{fd};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be examined: ", std::strerror(errno));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which is ", file_kind(st.st_mode),
+              ", not a regular file");
+    }
+    if (st.st_size > static_cast<off_t>(kMaxConfigBytes)) {
+        raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which has ", st.st_size,
+              " bytes; a configuration file may have at most ", kMaxConfigBytes);
+    }
+    std::string text;
+    char chunk[4096];
+    for (;;) {
+        const ssize_t got = ::read(fd, chunk, sizeof chunk);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be read: ", std::strerror(errno));
+        if (got == 0) break;
+        text.append(chunk, static_cast<std::size_t>(got));
+        // The file may grow between fstat and here.
+        if (text.size() > kMaxConfigBytes) {
+            raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which has more than ", kMaxConfigBytes,
+                  " bytes, the most a configuration file may have");
+        }
+    }
+    std::istringstream in(text);
     return parse_config(in, path);
 }
 

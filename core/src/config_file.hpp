@@ -1,6 +1,7 @@
 // Reading the XFER_CONFIG file: INI text with [sections], parsed by Boost.Program_options.
 #pragma once
 
+#include <cstddef>
 #include <istream>
 #include <string>
 #include <vector>
@@ -25,7 +26,12 @@ struct ConfigFile {
 // keys set twice in one section. Comments start at '#' (as in Boost.Program_options).
 ConfigFile parse_config(std::istream &in, const std::string &source);
 
-// Reads and parses `path`; a missing or unreadable file is XFER_ERROR_CONFIG.
+// The largest configuration file read (1 MiB): a real one has a few dozen lines, and the file
+// is read at every xfer_open.
+constexpr std::size_t kMaxConfigBytes = std::size_t(1) << 20;
+
+// Reads and parses `path`. XFER_ERROR_CONFIG when it is missing or unreadable, not a regular
+// file (a FIFO, a directory, a device), larger than kMaxConfigBytes, or contains a NUL byte.
 ConfigFile read_config_file(const std::string &path);
 
 }  // namespace xfer::core

@@ -10,14 +10,85 @@
 // removed by one thread stays alive for another thread that already looked it up.
 #pragma once
 
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <new>
 #include <vector>
 
 namespace xfer::core {
+
+// A reader-writer lock that lets a waiting writer in before new readers (std::shared_mutex
+// is glibc's reader-preferring rwlock: with 16 threads calling cheap getters, xfer_alloc and
+// xfer_open never got the table -- issue 10, defect 4). Built from a mutex and condition
+// variables rather than pthread_rwlock_t so that a child after fork() can be given a fresh,
+// unlocked one (a glibc rwlock records its writer's thread id, which fork changes). Readers
+// never nest here, which writer preference requires. Meets std::shared_lock's requirements.
+class WriterPreferringMutex {
+public:
+    void lock() {
+        std::unique_lock<std::mutex> guard(state_);
+        ++writers_waiting_;
+        writer_turn_.wait(guard, [this] { return !writer_ && readers_ == 0; });
+        --writers_waiting_;
+        writer_ = true;
+    }
+    bool try_lock() {
+        std::lock_guard<std::mutex> guard(state_);
+        if (writer_ || readers_ != 0) return false;
+        writer_ = true;
+        return true;
+    }
+    void unlock() {
+        {
+            std::lock_guard<std::mutex> guard(state_);
+            writer_ = false;
+        }
+        writer_turn_.notify_one();
+        reader_turn_.notify_all();
+    }
+    void lock_shared() {
+        std::unique_lock<std::mutex> guard(state_);
+        reader_turn_.wait(guard, [this] { return !writer_ && writers_waiting_ == 0; });
+        ++readers_;
+    }
+    bool try_lock_shared() {
+        std::lock_guard<std::mutex> guard(state_);
+        if (writer_ || writers_waiting_ != 0) return false;
+        ++readers_;
+        return true;
+    }
+    void unlock_shared() {
+        bool last = false;
+        {
+            std::lock_guard<std::mutex> guard(state_);
+            last = --readers_ == 0 && writers_waiting_ != 0;
+        }
+        if (last) writer_turn_.notify_one();
+    }
+
+    // In a child after fork(), while the forking thread held it (fork_support.cpp): the
+    // threads that waited for it do not exist there, so it starts afresh, unlocked.
+    void reset_after_fork() noexcept {
+        new (&state_) std::mutex;
+        new (&writer_turn_) std::condition_variable;
+        new (&reader_turn_) std::condition_variable;
+        readers_ = 0;
+        writers_waiting_ = 0;
+        writer_ = false;
+    }
+
+private:
+    std::mutex state_;
+    std::condition_variable writer_turn_;
+    std::condition_variable reader_turn_;
+    unsigned readers_ = 0;
+    unsigned writers_waiting_ = 0;
+    bool writer_ = false;
+};
 
 enum class HandleKind : std::uint8_t { context = 1, buffer = 2, stream = 3, event = 4 };
 
@@ -82,7 +153,7 @@ public:
 
     // Stores the object and returns its handle value; 0 when the table is full.
     std::uint64_t insert(std::shared_ptr<T> object) {
-        std::unique_lock<std::shared_mutex> lock(mutex_);
+        std::unique_lock<WriterPreferringMutex> lock(mutex_);
         std::uint32_t index;
         if (!free_.empty()) {
             index = free_.back();
@@ -104,7 +175,7 @@ public:
         std::shared_ptr<T> found;
         {
             // Shared: every API call looks handles up, from many threads at once.
-            std::shared_lock<std::shared_mutex> lock(mutex_);
+            std::shared_lock<WriterPreferringMutex> lock(mutex_);
             std::uint32_t index = 0;
             if (find_locked(value, &err, &index)) found = slots_[index].object;
         }
@@ -119,7 +190,7 @@ public:
         LookupError err = LookupError::none;
         std::shared_ptr<T> taken;
         {
-            std::unique_lock<std::shared_mutex> lock(mutex_);
+            std::unique_lock<WriterPreferringMutex> lock(mutex_);
             std::uint32_t index = 0;
             if (find_locked(value, &err, &index)) {
                 Slot *slot = &slots_[index];
@@ -138,8 +209,14 @@ public:
         return taken;
     }
 
+    // fork(): the prepare handler holds every table exclusively across fork() so that the
+    // child never inherits a table half-changed by another thread; see fork_support.cpp.
+    void lock_for_fork() { mutex_.lock(); }
+    void unlock_in_parent() { mutex_.unlock(); }
+    void reset_in_child() noexcept { mutex_.reset_after_fork(); }
+
     std::size_t size() const {
-        std::shared_lock<std::shared_mutex> lock(mutex_);
+        std::shared_lock<WriterPreferringMutex> lock(mutex_);
         return live_;
     }
 
@@ -173,7 +250,7 @@ private:
     }
 
     const HandleKind kind_;
-    mutable std::shared_mutex mutex_;
+    mutable WriterPreferringMutex mutex_;
     std::vector<Slot> slots_;
     std::vector<std::uint32_t> free_;
     std::size_t live_ = 0;

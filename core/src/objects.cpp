@@ -1,6 +1,7 @@
 #include "objects.hpp"
 
 #include "error.hpp"
+#include "fork_support.hpp"
 
 namespace xfer::core {
 
@@ -48,6 +49,32 @@ ContextUse::ContextUse(Context &ctx, const char *function) : lock_(ctx.lifetime)
 
 ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : lock_(object.lifetime) {
     if (object.released) raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
+}
+
+void refuse_inherited(const Context &ctx, const char *function, const char *arg) {
+    if (ctx.fork_generation == fork_generation()) return;
+    raise(XFER_ERROR_INVALID_STATE, function, ": ", arg, " was created before fork() in a parent process; a child "
+          "process cannot use inherited xfer objects (their threads and device state stay in the parent): open a new "
+          "context in the child");
+}
+
+namespace {
+thread_local int t_host_function_depth = 0;
+}
+
+void refuse_in_host_function(const char *function) {
+    if (t_host_function_depth == 0) return;
+    raise(XFER_ERROR_INVALID_STATE, function, ": called from a host function queued with xfer_stream_launch_host_func, "
+          "where it could wait for the stream running it (host functions must not call xfer functions); nothing was "
+          "done");
+}
+
+void run_host_function(xfer_host_fn fn, void *user_data) {
+    struct Depth {
+        Depth() { ++t_host_function_depth; }
+        ~Depth() { --t_host_function_depth; }
+    } depth;
+    fn(user_data);
 }
 
 void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,

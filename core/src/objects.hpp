@@ -31,6 +31,7 @@ struct Context {
     void *native = nullptr;
     int device = 0;
     std::uint64_t handle = 0;
+    std::uint64_t fork_generation = 0;  // fork_generation() at xfer_open (fork_support.hpp)
 
     std::shared_mutex lifetime;
     bool closed = false;  // written under lifetime exclusive
@@ -91,12 +92,25 @@ template <> inline HandleTable<Event> &table_of<Event>() { return event_table();
 [[noreturn]] void raise_bad_handle(const char *function, const char *arg, const void *handle, HandleKind expected,
                                    LookupError why);
 
-// The live object behind a handle, or throws (see raise_bad_handle).
+// Throws XFER_ERROR_INVALID_STATE when `ctx` was opened before the fork() that made this
+// process (xfer.h, "fork()"): its worker threads and device state do not exist here.
+void refuse_inherited(const Context &ctx, const char *function, const char *arg);
+inline const Context &owner_of(const Context &ctx) { return ctx; }
+inline const Context &owner_of(const ChildObject &object) { return *object.ctx; }
+
+// Throws XFER_ERROR_INVALID_STATE when called from a host function running on a stream
+// (xfer_stream_launch_host_func): `function` would wait for the stream running the caller.
+void refuse_in_host_function(const char *function);
+// Runs a host function queued by xfer_stream_launch_host_func, marked as such for the above.
+void run_host_function(xfer_host_fn fn, void *user_data);
+
+// The live object behind a handle, or throws (see raise_bad_handle, refuse_inherited).
 template <class T>
 std::shared_ptr<T> lookup(const void *handle, const char *function, const char *arg) {
     LookupError why = LookupError::none;
     auto object = table_of<T>().lookup(reinterpret_cast<std::uintptr_t>(handle), &why);
     if (!object) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+    refuse_inherited(owner_of(*object), function, arg);
     return object;
 }
 

@@ -4,17 +4,22 @@
 #include <boost/dll/shared_library.hpp>
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <set>
 #include <unordered_set>
 
 #include "error.hpp"
+#include "fork_support.hpp"
 #include "last_error.hpp"
 #include "value_parse.hpp"
 
@@ -41,9 +46,21 @@ struct LoadedFile {
 struct Cache {
     std::mutex mutex;
     std::map<std::pair<std::string, std::string>, std::unique_ptr<LoadedFile>> files;
+    // Files refused without being opened (unsafe permissions or links), by path and reason.
+    std::map<std::pair<std::string, std::string>, std::unique_ptr<Plugin>> refused;
 };
 Cache &cache() {
     static Cache *instance = new Cache;
+    return *instance;
+}
+
+// Strings handed out by intern(); leaked: process lifetime.
+struct Interned {
+    std::mutex mutex;
+    std::set<std::string> strings;
+};
+Interned &interned() {
+    static Interned *instance = new Interned;
     return *instance;
 }
 
@@ -135,7 +152,9 @@ void adopt_table(Plugin &p, const xfer_backend_table *t) {
 void load(LoadedFile &file) {
     Plugin &p = file.plugin;
     std::error_code ec;
-    file.library.load(p.path, ec, boost::dll::load_mode::rtld_lazy | boost::dll::load_mode::rtld_local);
+    // RTLD_NOW: a plugin with an unresolved symbol is refused here, with the loader's message,
+    // instead of passing discovery and ending the process (exit 127) at its first call.
+    file.library.load(p.path, ec, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
     if (ec) {
         // Boost.DLL keeps only a generic error code; dlerror() still holds the loader's own
         // text ("libcudart.so.13: cannot open shared object file"), which is what users need.
@@ -175,10 +194,59 @@ const Plugin &load_cached(const std::string &name, const std::string &path) {
         auto file = std::make_unique<LoadedFile>();
         file->plugin.name = name;
         file->plugin.path = path;
+        file->plugin.fork_generation = fork_generation();
         load(*file);
         slot = std::move(file);
     }
     return slot->plugin;
+}
+
+const Plugin &refused_cached(const std::string &name, const std::string &path, const std::string &why) {
+    Cache &c = cache();
+    std::lock_guard<std::mutex> lock(c.mutex);
+    auto &slot = c.refused[{path, why}];
+    if (!slot) {
+        slot = std::make_unique<Plugin>();
+        slot->name = name;
+        slot->path = path;
+        slot->load_status = XFER_ERROR_BACKEND_UNAVAILABLE;
+        slot->load_error = why;
+    }
+    return *slot;
+}
+
+std::string mode_text(mode_t mode) {
+    char text[8];
+    std::snprintf(text, sizeof text, "%04o", static_cast<unsigned>(mode & 07777));
+    return text;
+}
+
+// Why a plugin file must not be opened, or "" when it may: code that another user can
+// replace must not run in this process. XFER_PLUGIN_ALLOW_UNSAFE=1 (ignored in set-user-ID
+// programs) lets it through, for shared development trees.
+std::string unsafe_reason(const fs::path &dir, const fs::path &file) {
+    const char *allow = secure_getenv("XFER_PLUGIN_ALLOW_UNSAFE");
+    if (allow != nullptr && std::strcmp(allow, "1") == 0) return std::string();
+    const std::string advice = "; not loaded (XFER_PLUGIN_ALLOW_UNSAFE=1 allows it)";
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return msg("plugin ", file.string(), ": its folder ", dir.string(), " is writable by ",
+                   (st.st_mode & S_IWOTH) != 0 ? "others" : "its group", " (mode ", mode_text(st.st_mode), ")", advice);
+    }
+    if (::lstat(file.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+        std::error_code ec;
+        const fs::path target = fs::canonical(file, ec);
+        const fs::path home = fs::canonical(dir, ec);
+        if (ec || target.parent_path() != home) {
+            return msg("plugin ", file.string(), " is a symbolic link to ", ec ? std::string("(unresolvable)") : target.string(),
+                       ", outside the search folder ", dir.string(), advice);
+        }
+    }
+    if (::stat(file.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+        return msg("plugin ", file.string(), " is writable by ", (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
+                   " (mode ", mode_text(st.st_mode), ")", advice);
+    }
+    return std::string();
 }
 
 void probe(FoundBackend &found) {
@@ -186,6 +254,13 @@ void probe(FoundBackend &found) {
     if (!p.loaded()) {
         found.status = p.load_status;
         found.reason = intern(p.load_error);
+        return;
+    }
+    if (p.table.device_kind == XFER_DEVICE_KIND_CUDA && p.fork_generation != fork_generation()) {
+        // The CUDA runtime does not survive fork(): probing it here could hang.
+        found.status = XFER_ERROR_BACKEND_UNAVAILABLE;
+        found.reason = intern(msg("backend '", p.name, "' was loaded before this process was forked; CUDA cannot be used "
+                                  "in a child created by fork() (exec a new program, or use posix_spawn)"));
         return;
     }
     int count = 0;
@@ -246,15 +321,32 @@ std::string Discovery::describe_dirs() const {
     return out.empty() ? "(no folders)" : out;
 }
 
-std::string default_plugin_dir() {
+namespace {
+std::string locate_default_plugin_dir() {
     std::error_code ec;
     fs::path me = boost::dll::symbol_location_ptr(reinterpret_cast<void *>(&locate_me), ec);
     if (ec) return std::string();
     // The loader reports the path it opened, e.g. "bin/../lib/libxfer.so" via a RUNPATH;
     // users should see the folder itself.
-    fs::path dir = me.parent_path() / "xfer";
+    // Made absolute against the directory current now: when libxfer.so was found through a
+    // relative path (LD_LIBRARY_PATH=lib), a later chdir() must not move the folder searched.
+    fs::path dir = fs::absolute(me.parent_path() / "xfer", ec);
+    if (ec) return std::string();
     fs::path clean = fs::weakly_canonical(dir, ec);
     return (ec ? dir.lexically_normal() : clean).string();
+}
+
+// Resolved when libxfer.so is loaded -- before the program can chdir() -- and never again.
+const std::string &resolved_default_plugin_dir() {
+    static const std::string *dir = new std::string(locate_default_plugin_dir());
+    return *dir;
+}
+const bool kResolvedAtLoad = !resolved_default_plugin_dir().empty();
+}  // namespace
+
+std::string default_plugin_dir() {
+    (void)kResolvedAtLoad;
+    return resolved_default_plugin_dir();
 }
 
 std::vector<std::string> split_search_path(const std::string &list) {
@@ -283,7 +375,9 @@ Discovery discover_backends(const std::vector<std::string> &dirs) {
             std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
             if (!seen.insert(name).second) continue;  // an earlier folder already has this backend
             FoundBackend found;
-            found.plugin = &load_cached(name, (fs::path(dir) / file).string());
+            const fs::path path = fs::path(dir) / file;
+            const std::string unsafe = unsafe_reason(dir, path);
+            found.plugin = unsafe.empty() ? &load_cached(name, path.string()) : &refused_cached(name, path.string(), unsafe);
             probe(found);
             d.backends.push_back(found);
         }
@@ -292,10 +386,25 @@ Discovery discover_backends(const std::vector<std::string> &dirs) {
 }
 
 const char *intern(const std::string &text) {
-    static std::mutex *mutex = new std::mutex;
-    static std::set<std::string> *strings = new std::set<std::string>;  // leaked: process lifetime
-    std::lock_guard<std::mutex> lock(*mutex);
-    return strings->insert(text).first->c_str();
+    Interned &i = interned();
+    std::lock_guard<std::mutex> lock(i.mutex);
+    return i.strings.insert(text).first->c_str();
+}
+
+void plugin_registry_lock_for_fork() {
+    cache().mutex.lock();
+    interned().mutex.lock();
+}
+
+void plugin_registry_unlock_in_parent() {
+    interned().mutex.unlock();
+    cache().mutex.unlock();
+}
+
+void plugin_registry_reset_in_child() {
+    // Held by the forking thread, which is this one: a fresh mutex is the unlocked state.
+    new (&interned().mutex) std::mutex;
+    new (&cache().mutex) std::mutex;
 }
 
 }  // namespace xfer::core

@@ -7,6 +7,7 @@
 
 #include <xfer/xfer_backend.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,7 @@ struct Plugin {
     unsigned abi_major = 0;  // as the plugin's table says (0 if it gave none)
     unsigned abi_minor = 0;
     xfer_backend_table table{};  // the plugin's table; entries past its struct_size are NULL
+    std::uint64_t fork_generation = 0;  // fork_generation() when it was loaded
 
     bool loaded() const { return load_status == XFER_SUCCESS; }
     const char *description() const { return loaded() && table.description != nullptr ? table.description : ""; }
@@ -61,6 +63,11 @@ std::vector<std::string> split_search_path(const std::string &list);
 // Lists the plugins in `dirs`, loads new ones and probes every loaded one (probe is cheap
 // and its answer can change: a GPU may be taken away or a MIG slice reconfigured).
 Discovery discover_backends(const std::vector<std::string> &dirs);
+
+// fork() handlers (fork_support.cpp): hold the registry's locks across fork().
+void plugin_registry_lock_for_fork();
+void plugin_registry_unlock_in_parent();
+void plugin_registry_reset_in_child();
 
 // Keeps `text` for the life of the process and returns a stable pointer to it.
 const char *intern(const std::string &text);

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -110,6 +113,29 @@ TEST(HostBackend, DeviceMemoryParameterCapsAllocations) {
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 
+// Issue 10, defect 9: every host buffer takes its size twice from RAM (host view and emulated
+// device view), so without a device_memory parameter the emulated device gets half the RAM.
+// Before the fix a buffer larger than half the RAM was accepted (the capacity counted one view).
+TEST(HostBackend, DefaultCapacityCountsBothViews) {
+    const long pages = sysconf(_SC_PHYS_PAGES);
+    const long page = sysconf(_SC_PAGESIZE);
+    ASSERT_GT(pages, 0);
+    ASSERT_GT(page, 0);
+    const std::uint64_t ram = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    xfer_device_info dev{};
+    ASSERT_XFER_OK(xfer_device_get_info(ctx, &dev));
+    EXPECT_EQ(dev.total_memory, ram / 2);
+    EXPECT_LE(dev.free_memory, ram / 2);
+    xfer_buffer b = nullptr;
+    EXPECT_EQ(xfer_alloc(ctx, static_cast<std::size_t>(ram / 2 + 4096), 0, &b), XFER_ERROR_OUT_OF_MEMORY);
+    EXPECT_NE(std::string(xfer_last_error()).find("emulated device memory exhausted"), std::string::npos)
+        << xfer_last_error();
+    EXPECT_EQ(b, nullptr);
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
 // Holds a stream until released, so "work is still queued" does not depend on timing.
 struct Gate {
     std::mutex mutex;
@@ -208,6 +234,47 @@ TEST(HostBackend, HostFunctionWaitingForItsOwnStreamGetsAnErrorNotADeadlock) {
     ASSERT_XFER_OK(xfer_stream_synchronize(self.stream));
     EXPECT_EQ(self.status, XFER_ERROR_INVALID_STATE);
     EXPECT_NE(self.message.find("host function"), std::string::npos) << self.message;
+    EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+// Issue 10, defect 8: a host function that destroys its own stream (forbidden) while another
+// thread waits in xfer_stream_synchronize. Before the fix the waiter deadlocked (or the stream
+// and its thread leaked with INVALID_STATE); now the destroy is refused and nothing changes.
+struct SelfDestroy {
+    xfer_stream stream = nullptr;
+    xfer_status status = XFER_SUCCESS;
+    std::string message;
+};
+
+void destroy_own_stream(void *p) {
+    auto *self = static_cast<SelfDestroy *>(p);
+    self->status = xfer_stream_destroy(self->stream);
+    self->message = xfer_last_error();
+}
+
+TEST(HostBackend, HostFunctionDestroyingItsOwnStreamIsRefusedWithoutHangOrLeak) {
+    xfer_context ctx = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &ctx));
+    SelfDestroy self;
+    ASSERT_XFER_OK(xfer_stream_create(ctx, &self.stream));
+    Gate gate;
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(self.stream, Gate::wait_fn, &gate));
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(self.stream, destroy_own_stream, &self));
+    xfer_status waited = XFER_ERROR_INTERNAL;
+    std::thread waiter([&] { waited = xfer_stream_synchronize(self.stream); });
+    gate.release();
+    waiter.join();
+    EXPECT_EQ(waited, XFER_SUCCESS);
+    EXPECT_EQ(self.status, XFER_ERROR_INVALID_STATE);
+    EXPECT_NE(self.message.find("host function"), std::string::npos) << self.message;
+    // Still a live stream: it works, and destroying it from the program succeeds.
+    xfer_buffer b = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx, 4096, 0, &b));
+    std::memset(xfer_host_ptr(b), 0x5a, 4096);
+    ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 4096, self.stream));
+    ASSERT_XFER_OK(xfer_stream_synchronize(self.stream));
+    EXPECT_EQ(std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096), 0);
+    EXPECT_XFER_OK(xfer_stream_destroy(self.stream));
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 

@@ -102,6 +102,45 @@ TEST_P(BadArguments, RangeThatOverflowsSizeT) {
     expect_state_intact();
 }
 
+// Issue 10, defect 7: sizes no memory can have are refused before anything is queued (they
+// used to be accepted and crash a worker later).
+TEST_P(BadArguments, ImpossibleSizesAreRefusedBeforeAnythingIsQueued) {
+    const std::size_t max = std::numeric_limits<std::size_t>::max();
+    const std::size_t past_any_object = static_cast<std::size_t>(PTRDIFF_MAX) + 1;
+    void *dst = xfer_device_ptr(buf_);
+    const void *src = xfer_host_ptr(buf_);
+    for (xfer_copy_kind kind : {XFER_COPY_HOST_TO_DEVICE, XFER_COPY_DEFAULT}) {
+        EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, dst, src, max, kind, stream_), XFER_ERROR_INVALID_SIZE, {"largest"});
+        EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, dst, src, past_any_object, kind, stream_), XFER_ERROR_INVALID_SIZE,
+                          {"largest"});
+    }
+    // A range that wraps around the end of the address space.
+    auto *near_end = reinterpret_cast<void *>(UINTPTR_MAX - 15);
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, near_end, src, 64, XFER_COPY_DEFAULT, stream_), XFER_ERROR_INVALID_SIZE,
+                      {"dst", "wraps"});
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, dst, near_end, 64, XFER_COPY_DEFAULT, stream_), XFER_ERROR_INVALID_SIZE,
+                      {"src", "wraps"});
+    // Batches: one impossible entry, and entries that are each possible but add up past any object.
+    const std::size_t half = static_cast<std::size_t>(PTRDIFF_MAX) / 2 + 1;
+    void *dsts[3] = {dst, dst, dst};
+    const void *srcs[3] = {src, src, src};
+    const std::size_t one_max[3] = {16, max, 16};
+    EXPECT_XFER_FAILS(xfer_memcpy_batch_async(ctx_, dsts, srcs, one_max, 3, XFER_COPY_DEFAULT, stream_),
+                      XFER_ERROR_INVALID_SIZE, {"entry 1"});
+    const std::size_t sum_overflows[3] = {16, half, half};
+    EXPECT_XFER_FAILS(xfer_memcpy_batch_async(ctx_, dsts, srcs, sum_overflows, 3, XFER_COPY_DEFAULT, stream_),
+                      XFER_ERROR_INVALID_SIZE, {"add up"});
+    const std::size_t sum_wraps_size_t[3] = {max / 2 + 1, max / 2 + 1, 16};
+    EXPECT_XFER_FAILS(xfer_memcpy_batch_async(ctx_, dsts, srcs, sum_wraps_size_t, 3, XFER_COPY_DEFAULT, stream_),
+                      XFER_ERROR_INVALID_SIZE, {"entry 0"});
+    xfer_buffer huge = nullptr;
+    EXPECT_XFER_FAILS(xfer_alloc(ctx_, max, 0, &huge), XFER_ERROR_INVALID_SIZE, {"largest"});
+    EXPECT_XFER_FAILS(xfer_alloc(ctx_, past_any_object, 0, &huge), XFER_ERROR_INVALID_SIZE, {"largest"});
+    EXPECT_EQ(huge, nullptr);
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    expect_state_intact();
+}
+
 // Values stay inside the enums' range (0..0x7fffffff, fixed by the *_FORCE_INT32 members):
 // converting anything else to the enum is undefined in C++, though a C caller may pass it.
 TEST_P(BadArguments, UnknownDirection) {

@@ -26,6 +26,34 @@ TEST_P(Lifetime, FreeWithQueuedWorkIsDeferred) {
     EXPECT_TRUE(round_trip(again, random_bytes(bytes, 502), stream_));
 }
 
+// Issue 10, defect 1: a raw copy (single or batched) that reads a buffer's views is queued
+// work that uses the buffer too; freeing the buffer must not release the memory under it.
+// 8 MiB: on host, glibc gives such blocks back to the OS at once, so a use after free crashes.
+TEST_P(Lifetime, FreeWithQueuedRawCopiesOfItsViewsIsDeferred) {
+    const std::size_t bytes = 8 << 20;
+    xfer_buffer b = alloc(bytes);
+    ASSERT_NE(b, nullptr);
+    const Bytes data = random_bytes(bytes, 503);
+    write_host(b, 0, data);
+    ASSERT_XFER_OK(xfer_copy(b, XFER_TO_DEVICE, 0, bytes));
+    auto &out_single = keep<Bytes>(Bytes(bytes, 0));
+    auto &out_batch = keep<Bytes>(Bytes(bytes, 0));
+    auto &sleep_ms = keep<int>(100);
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_ms_host_fn, &sleep_ms));
+    auto *host = static_cast<const unsigned char *>(xfer_host_ptr(b));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, out_single.data(), host, bytes, XFER_COPY_DEFAULT, stream_));
+    // The batch reads the device view, in two halves.
+    auto *device = static_cast<const unsigned char *>(xfer_device_ptr(b));
+    void *dsts[2] = {out_batch.data(), out_batch.data() + bytes / 2};
+    const void *srcs[2] = {device, device + bytes / 2};
+    const std::size_t sizes[2] = {bytes / 2, bytes / 2};
+    ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, dsts, srcs, sizes, 2, XFER_COPY_DEFAULT, stream_));
+    EXPECT_XFER_OK(xfer_free(b));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_TRUE(same_bytes(data, out_single));
+    EXPECT_TRUE(same_bytes(data, out_batch));
+}
+
 TEST_P(Lifetime, FreeWithQueuedWorkOnSeveralStreams) {
     const std::size_t bytes = 1 << 20;
     xfer_stream s1 = new_stream();

@@ -1,6 +1,13 @@
-# cmake -DLIBRARY=<libxfer.so> -DNM=<nm> -P check_exports.cmake
-# Fails unless every dynamic symbol libxfer.so defines is an xfer_* function (plus the
-# version node XFER_1.0), and the core entry points are among them.
+# cmake -DLIBRARY=<libxfer.so> -DNM=<nm> [-DALLOWED=<regex>] [-DREQUIRED=<a;b>] -P check_exports.cmake
+# Fails unless every dynamic symbol the library defines matches ALLOWED (default: an xfer_*
+# function, plus the version node XFER_1.0) and the REQUIRED symbols (default: the core entry
+# points) are among them. Plugins are checked with ALLOWED=^xfer_backend_entry$.
+if(NOT DEFINED ALLOWED)
+  set(ALLOWED "^(xfer_[a-z0-9_]+|XFER_[0-9.]+)$")
+endif()
+if(NOT DEFINED REQUIRED)
+  set(REQUIRED xfer_open xfer_close xfer_alloc xfer_copy_async xfer_last_error xfer_param_get_info)
+endif()
 execute_process(COMMAND "${NM}" -D --defined-only "${LIBRARY}"
   OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
@@ -15,18 +22,19 @@ foreach(line IN LISTS lines)
   endif()
   string(REGEX REPLACE "^[0-9a-fA-F]* *[A-Za-z] " "" symbol "${line}")
   string(REGEX REPLACE "@.*$" "" symbol "${symbol}")
-  if(symbol MATCHES "^xfer_[a-z0-9_]+$")
+  if(symbol MATCHES "${ALLOWED}")
     math(EXPR exported "${exported} + 1")
-  elseif(NOT symbol MATCHES "^XFER_[0-9.]+$")
+  else()
     list(APPEND bad "${symbol}")
   endif()
 endforeach()
 if(bad)
-  message(FATAL_ERROR "libxfer.so exports symbols outside the C API: ${bad}")
+  list(LENGTH bad n)
+  message(FATAL_ERROR "${LIBRARY} exports ${n} symbols outside ${ALLOWED}: ${bad}")
 endif()
-foreach(required xfer_open xfer_close xfer_alloc xfer_copy_async xfer_last_error xfer_param_get_info)
-  if(NOT out MATCHES "${required}@")
-    message(FATAL_ERROR "libxfer.so does not export ${required}")
+foreach(required IN LISTS REQUIRED)
+  if(NOT out MATCHES "${required}(@|\n)")
+    message(FATAL_ERROR "${LIBRARY} does not export ${required}")
   endif()
 endforeach()
-message(STATUS "libxfer.so exports ${exported} xfer_* symbols and nothing else")
+message(STATUS "${LIBRARY} exports ${exported} symbols, all matching ${ALLOWED}")

@@ -32,9 +32,41 @@
  *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
  *    earlier copies to the host) wrote into it. Host functions launched directly on the
  *    native stream are invisible to xfer: queue them through xfer to keep this promise.
- *  - xfer_free, xfer_stream_destroy and xfer_close wait for queued work that uses the
- *    memory or stream before releasing it: releasing is deferred in stream order,
- *    never a use-after-free.
+ *  - The pageable backend's staging engine finishes a staged copy with CUDA calls on its own
+ *    threads. A CUDA call that waits for the whole device while holding the runtime's lock
+ *    (cudaFree, cudaFreeHost) made by another thread while a staged copy is queued can hold
+ *    those calls up; free device memory after synchronising the streams that copy into it,
+ *    as xfer_free does (it waits with cudaDeviceSynchronize, which holds no such lock).
+ *  - Releasing with work still queued (the one rule for every backend): xfer_free,
+ *    xfer_stream_destroy and xfer_close never release memory or a stream that queued work
+ *    still uses -- buffer copies and raw copies (xfer_memcpy_async, xfer_memcpy_batch_async)
+ *    that read or write a buffer's host or device view alike. The release happens once that
+ *    work is done: host defers it (the call returns at once; the memory goes when the last
+ *    queued copy that uses it has run), the CUDA backends wait for the device first
+ *    (cudaDeviceSynchronize / cudaStreamSynchronize). The handle is invalid as soon as the
+ *    call returns. Memory the caller owns (not a buffer's view) is the caller's to keep alive.
+ *
+ * Impossible sizes: a size larger than PTRDIFF_MAX (no object can be that large), a range
+ * whose end wraps around the address space, and batch sizes that add up past PTRDIFF_MAX are
+ * refused by the core with XFER_ERROR_INVALID_SIZE before anything is queued or allocated.
+ *
+ * fork(): a child process may not use anything it inherited. Every call with a context, or an
+ * object of a context, opened before the fork() returns XFER_ERROR_INVALID_STATE in the
+ * child (never a hang: the worker threads and device state stay in the parent), and
+ * xfer_close of such a context leaves it alone. The child may open contexts of its own on
+ * backends that survive fork (host); a CUDA backend that was loaded before the fork reports
+ * itself unavailable in the child (CUDA cannot be used after fork(): exec a new program or use
+ * posix_spawn instead). Forking while other threads are inside xfer is safe: the library holds
+ * its own locks across fork(). The parent is unaffected.
+ *
+ * Device faults (CUDA backends): a fault that leaves the device's CUDA context unusable (a
+ * kernel that accessed an illegal address, a failed device-side assert, ...) is returned once
+ * as XFER_ERROR_BACKEND with the CUDA message, by the call that first sees it (usually a
+ * synchronisation). From then on every call on a context of that device returns
+ * XFER_ERROR_BACKEND_UNAVAILABLE naming the fault, without waiting; xfer_close still releases
+ * the handles. Contexts of other devices and other backends keep working; the device can be
+ * used again only by a new process (CUDA keeps such errors for the life of the process).
+ * Out-of-memory is not such a fault: XFER_ERROR_OUT_OF_MEMORY, and the context goes on.
  *
  * Compiles as C99 (-std=c99 -pedantic) and as C++.
  */
@@ -243,8 +275,14 @@ XFER_API const char *xfer_last_error(void);
 
 /** Number of backends found on the plugin search path (available or not), searched now:
     XFER_PLUGIN_PATH (colon-separated), then the configuration's plugin_path, then lib/xfer/
-    next to libxfer.so. The current directory is never searched. Plugins found are loaded
-    once and stay loaded. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
+    next to libxfer.so (resolved to an absolute path once, when libxfer.so is loaded). The
+    current directory is never searched. Plugins found are loaded once (every symbol bound at
+    load: RTLD_NOW) and stay loaded. A plugin file, or its folder, that is writable by its
+    group or by others, or a symbolic link to a file outside the folder searched, is listed
+    unavailable with the reason and never opened, unless XFER_PLUGIN_ALLOW_UNSAFE=1.
+    XFER_PLUGIN_PATH, XFER_CONFIG and XFER_PLUGIN_ALLOW_UNSAFE are ignored in set-user-ID and
+    set-group-ID programs (secure_getenv). The XFER_CONFIG file must be a regular file of at
+    most 1 MiB without NUL bytes, else XFER_ERROR_CONFIG. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
     (the XFER_CONFIG file is malformed). Thread-safe. */
 XFER_API xfer_status xfer_backend_count(int *count);
 
@@ -300,13 +338,17 @@ XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *in
     cudaHostAlloc(cudaHostAllocMapped) + cudaHostGetDevicePointer; host = two host allocations).
     Contents are uninitialised. flags: XFER_ALLOC_* bits.
     Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (buf NULL, unknown
-    flag bits, PREFER_DEVICE together with PREFER_HOST), XFER_ERROR_INVALID_SIZE (bytes 0),
+    flag bits, PREFER_DEVICE together with PREFER_HOST), XFER_ERROR_INVALID_SIZE (bytes 0, or
+    bytes > PTRDIFF_MAX), host: each buffer takes its size twice from RAM (host view and emulated
+    device view), so its device holds half the RAM unless device_memory sets it,
     XFER_ERROR_OUT_OF_MEMORY (host or device allocation failed; nothing is leaked and the
     context stays usable), XFER_ERROR_BACKEND. Thread-safe. */
 XFER_API xfer_status xfer_alloc(xfer_context ctx, size_t bytes, unsigned flags, xfer_buffer *buf);
 
-/** Frees a buffer after all queued work of its context has finished (deferred in stream
-    order). Returns XFER_ERROR_INVALID_HANDLE (NULL, already freed, not a buffer),
+/** Frees a buffer. Queued work that uses it (buffer copies and raw copies of its views) is
+    never disturbed: see "Releasing with work still queued" above (host: deferred in stream
+    order; CUDA backends: cudaDeviceSynchronize, then cudaFree / cudaFreeHost).
+    Returns XFER_ERROR_INVALID_HANDLE (NULL, already freed, not a buffer),
     XFER_ERROR_BACKEND (the handle is freed anyway). Thread-safe. */
 XFER_API xfer_status xfer_free(xfer_buffer buf);
 
@@ -352,9 +394,12 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     pinned backend: a copy between unregistered host memory and device memory goes through the
     registration cache (the host range is page-locked once with cudaHostRegister, then copied
     as DMA; parameters registration_cache and registration_min; xfer_registration_get_stats).
-    The caller keeps both ranges alive and unmodified until the copy is done.
+    Both ranges must stay unmodified until the copy is done; memory the caller owns must stay
+    alive until then, while a buffer's views may be freed meanwhile (the release waits for
+    the copy: see "Releasing with work still queued" above).
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
-    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0), XFER_ERROR_BACKEND
+    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0, bytes > PTRDIFF_MAX, or
+    dst or src + bytes wraps around the address space), XFER_ERROR_BACKEND
     (e.g. cudaErrorInvalidValue for a kind that does not match the pointers). Thread-safe. */
 XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes,
                                        xfer_copy_kind kind, xfer_stream s);
@@ -370,8 +415,10 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
-    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, or a size 0:
-    message gives its index), XFER_ERROR_BACKEND. Nothing is queued when it fails validation.
+    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, a size 0 or an
+    impossible entry as for xfer_memcpy_async: message gives its index; sizes adding up past
+    PTRDIFF_MAX), XFER_ERROR_BACKEND. Releasing a buffer whose views a queued batch uses
+    follows "Releasing with work still queued" above. Nothing is queued when it fails validation.
     Thread-safe. */
 XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts, const void *const *srcs,
                                              const size_t *sizes, size_t count, xfer_copy_kind kind,
@@ -462,7 +509,10 @@ XFER_API xfer_status xfer_stream_query(xfer_stream s);
 XFER_API xfer_status xfer_stream_wait_event(xfer_stream s, xfer_event e);
 
 /** Queues a host function on the stream (cudaLaunchHostFunc): it runs once earlier work is
-    done, and later work waits for it to return. It must not call xfer or CUDA functions.
+    done, and later work waits for it to return. It must not call xfer or CUDA functions; the
+    calls that could wait for the stream running it (xfer_stream_synchronize,
+    xfer_stream_destroy, xfer_event_synchronize, xfer_copy, xfer_free, xfer_close) return
+    XFER_ERROR_INVALID_STATE there and change nothing, instead of deadlocking.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (fn NULL), XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn fn, void *user_data);
 

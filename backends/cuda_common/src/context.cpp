@@ -11,6 +11,10 @@ Context::Context() = default;
 Context::~Context() = default;
 
 xfer_status activate(const Context &ctx) noexcept {
+    // A device whose CUDA context a fault made unusable gets one clear answer, not a hang.
+    if (auto st = refuse_if_poisoned(ctx.device)) {
+        return st;
+    }
     return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
 }
 

@@ -9,6 +9,7 @@
  *   MOCK_PROBE_FAILS     probe fails with XFER_ERROR_NO_DEVICE and a reason
  *   MOCK_NULL_REQUIRED   leave the required context_create entry NULL
  *   MOCK_DEVICE_COUNT    devices probe reports
+ *   MOCK_UNRESOLVED      probe calls a function no library defines (linked without --no-undefined)
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
@@ -70,8 +71,15 @@ typedef struct mock_event {
     double ms; /* host clock at record time */
 } mock_event;
 
+#ifdef MOCK_UNRESOLVED
+void xfer_mock_function_nobody_defines(void);
+#endif
+
 static xfer_status mock_probe(int *device_count) {
     counted();
+#ifdef MOCK_UNRESOLVED
+    xfer_mock_function_nobody_defines();
+#endif
 #ifdef MOCK_PROBE_FAILS
     (void)device_count;
     g_core->set_error(XFER_ERROR_NO_DEVICE, "mock '" MOCK_NAME "': no device (simulated probe failure)");

@@ -27,6 +27,14 @@ xfer_status check(cudaError_t err, const char *call_format, ...) noexcept
 // and is kept out of the application's cudaGetLastError().
 xfer_status check_query(cudaError_t err, const char *call) noexcept;
 
+// Sticky errors (a kernel that faulted, a device-side assert, ...) leave the CUDA context of
+// the device unusable for the rest of the process. check() records the first one per device;
+// from then on refuse_if_poisoned() answers XFER_ERROR_BACKEND_UNAVAILABLE naming that fault,
+// without calling CUDA (a call could hang or report the old fault as a new one). Other devices,
+// and other backends, are unaffected.
+bool is_sticky(cudaError_t err) noexcept;
+xfer_status refuse_if_poisoned(int device) noexcept;
+
 // When a release path makes two calls and reports both, the later message is the one
 // xfer_last_error() shows, so its status is the one to return.
 inline xfer_status last_failure(xfer_status earlier, xfer_status later) noexcept {

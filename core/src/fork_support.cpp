@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "fork_support.hpp"
+
+#include <pthread.h>
+
+#include <atomic>
+
+#include "objects.hpp"
+#include "plugin_registry.hpp"
+
+namespace xfer::core {
+namespace {
+
+std::atomic<std::uint64_t> g_generation{0};
+
+// Order matters: the plugin registry's lock first (discovery takes it and never a table lock
+// inside), then the tables, which are leaves.
+void prepare() {
+    plugin_registry_lock_for_fork();
+    context_table().lock_for_fork();
+    buffer_table().lock_for_fork();
+    stream_table().lock_for_fork();
+    event_table().lock_for_fork();
+}
+
+void in_parent() {
+    event_table().unlock_in_parent();
+    stream_table().unlock_in_parent();
+    buffer_table().unlock_in_parent();
+    context_table().unlock_in_parent();
+    plugin_registry_unlock_in_parent();
+}
+
+void in_child() {
+    event_table().reset_in_child();
+    stream_table().reset_in_child();
+    buffer_table().reset_in_child();
+    context_table().reset_in_child();
+    plugin_registry_reset_in_child();
+    g_generation.fetch_add(1);
+}
+
+// Registered when libxfer.so is loaded, before the program can fork with xfer in use.
+const int kRegistered = pthread_atfork(prepare, in_parent, in_child);
+
+}  // namespace
+
+std::uint64_t fork_generation() noexcept {
+    (void)kRegistered;
+    return g_generation.load();
+}
+
+}  // namespace xfer::core

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+// fork(): what a child process may do (the rules are in xfer.h, "fork()").
+//
+// The core counts forks with pthread_atfork. Contexts and plugins remember the count they
+// were made at; one made before the fork that produced this process is inherited, and using
+// it gets XFER_ERROR_INVALID_STATE instead of a hang on worker threads or CUDA state that do
+// not exist in the child. Around fork() the core's own locks are held by the forking thread,
+// so the child never inherits one that a vanished thread held.
+#pragma once
+
+#include <cstdint>
+
+namespace xfer::core {
+
+// How many forks lie between the process that loaded libxfer.so and this one (0 in the parent).
+std::uint64_t fork_generation() noexcept;
+
+}  // namespace xfer::core

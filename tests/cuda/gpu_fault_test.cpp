@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// Faults on the GPU (issue 10), per CUDA backend, each in a child process of its own: a sticky
+// CUDA error spoils its device for the rest of the process, and a hang must become a failure
+// (alarm), not a stuck suite. The parent never touches CUDA before forking.
+//   - a kernel that faults on a stream, a failing device-side assert: the synchronisation that
+//     sees it returns XFER_ERROR_BACKEND with the CUDA message; every later call on a context of
+//     that device returns XFER_ERROR_BACKEND_UNAVAILABLE naming the fault, without hanging;
+//     the host backend keeps working in the same process; xfer_close returns.
+//   - out of device memory: XFER_ERROR_OUT_OF_MEMORY with the CUDA message; the context goes on.
+//   - after fork(): a child of a process that used a CUDA backend finds it unavailable.
+#include <xfer/xfer.h>
+
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "fault_kernels.hpp"
+
+namespace {
+
+constexpr int kNoGpu = 77;
+
+// Exit codes of the child: 0 pass, kNoGpu skip, else the failing step (printed by the child).
+#define STEP(cond)                                                                              \
+    do {                                                                                        \
+        if (!(cond)) {                                                                          \
+            std::fprintf(stderr, "child: step failed at line %d: %s (last error: %s)\n", __LINE__, #cond, \
+                         xfer_last_error());                                                    \
+            std::fflush(stderr);                                                                \
+            std::_Exit(1);                                                                      \
+        }                                                                                       \
+    } while (0)
+
+template <class Body>
+void in_child(Body &&body) {
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        ::alarm(120);  // a hang is a failure
+        int count = 0;
+        if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) std::_Exit(kNoGpu);
+        body();
+        std::fflush(nullptr);
+        std::_Exit(0);
+    }
+    ASSERT_GT(pid, 0);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    if (WIFSIGNALED(status)) FAIL() << "child ended by signal " << WTERMSIG(status) << (WTERMSIG(status) == SIGALRM ? " (hang)" : "");
+    const int code = WEXITSTATUS(status);
+    if (code == kNoGpu) {
+        if (std::getenv("XFER_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device (XFER_REQUIRE_GPU is set)";
+        GTEST_SKIP() << "no CUDA device";
+    }
+    EXPECT_EQ(code, 0) << "see the child's message above";
+}
+
+bool contains(const char *text, const char *part) { return std::strstr(text, part) != nullptr; }
+
+// Bytes survive a round trip through a fresh host-backend context: other backends keep working.
+bool host_backend_works() {
+    xfer_context ctx = nullptr;
+    xfer_buffer b = nullptr;
+    if (xfer_open("host", 0, &ctx) != XFER_SUCCESS || xfer_alloc(ctx, 4096, 0, &b) != XFER_SUCCESS) return false;
+    std::memset(xfer_host_ptr(b), 0x3c, 4096);
+    bool ok = xfer_copy(b, XFER_TO_DEVICE, 0, 4096) == XFER_SUCCESS && std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096) == 0;
+    return xfer_close(ctx) == XFER_SUCCESS && ok;
+}
+
+bool round_trip(xfer_buffer b, std::size_t n, unsigned char seed) {
+    auto *host = static_cast<unsigned char *>(xfer_host_ptr(b));
+    std::vector<unsigned char> data(n);
+    for (std::size_t i = 0; i < n; ++i) data[i] = static_cast<unsigned char>(seed + i * 13);
+    std::memcpy(host, data.data(), n);
+    if (xfer_copy(b, XFER_TO_DEVICE, 0, n) != XFER_SUCCESS) return false;
+    std::memset(host, 0, n);
+    if (xfer_copy(b, XFER_TO_HOST, 0, n) != XFER_SUCCESS) return false;
+    return std::memcmp(host, data.data(), n) == 0;
+}
+
+void sticky_fault(const char *backend, cudaError_t (*launch)(cudaStream_t), const char *cuda_name) {
+    xfer_context ctx = nullptr, second = nullptr;
+    xfer_buffer b = nullptr;
+    xfer_stream s = nullptr;
+    STEP(xfer_open(backend, 0, &ctx) == XFER_SUCCESS);
+    STEP(xfer_open(backend, 0, &second) == XFER_SUCCESS);
+    STEP(xfer_alloc(ctx, 1 << 20, 0, &b) == XFER_SUCCESS);
+    STEP(xfer_stream_create(ctx, &s) == XFER_SUCCESS);
+    STEP(round_trip(b, 1 << 20, 1));
+    STEP(launch(static_cast<cudaStream_t>(xfer_stream_native(s))) == cudaSuccess);
+    const xfer_status seen = xfer_stream_synchronize(s);
+    STEP(seen == XFER_ERROR_BACKEND);
+    STEP(contains(xfer_last_error(), cuda_name));
+    // From now on: one clear refusal, on this context and on another one of the same device.
+    STEP(xfer_copy_async(b, XFER_TO_DEVICE, 0, 4096, s) == XFER_ERROR_BACKEND_UNAVAILABLE);
+    STEP(contains(xfer_last_error(), "unusable") && contains(xfer_last_error(), cuda_name));
+    xfer_buffer other = nullptr;
+    STEP(xfer_alloc(second, 4096, 0, &other) == XFER_ERROR_BACKEND_UNAVAILABLE);
+    STEP(xfer_stream_synchronize(s) == XFER_ERROR_BACKEND_UNAVAILABLE);
+    STEP(host_backend_works());
+    // Closing returns (the handles go, whatever CUDA says).
+    (void)xfer_close(second);
+    (void)xfer_close(ctx);
+    STEP(xfer_stream_synchronize(s) == XFER_ERROR_INVALID_HANDLE);
+}
+
+class GpuFaults : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GpuFaults, KernelFaultIsReportedThenRefusedWithoutHang) {
+    const std::string backend = GetParam();
+    in_child([&] { sticky_fault(backend.c_str(), xfer_test::launch_illegal_write, "cudaErrorIllegalAddress"); });
+}
+
+TEST_P(GpuFaults, DeviceAssertIsReportedThenRefusedWithoutHang) {
+    const std::string backend = GetParam();
+    in_child([&] { sticky_fault(backend.c_str(), xfer_test::launch_failing_assert, "cudaErrorAssert"); });
+}
+
+TEST_P(GpuFaults, OutOfMemoryIsReportedAndTheContextGoesOn) {
+    const std::string backend = GetParam();
+    in_child([&] {
+        xfer_context ctx = nullptr;
+        xfer_buffer huge = nullptr, b = nullptr;
+        STEP(xfer_open(backend.c_str(), 0, &ctx) == XFER_SUCCESS);
+        STEP(xfer_alloc(ctx, std::size_t(1) << 50, 0, &huge) == XFER_ERROR_OUT_OF_MEMORY);  // 1 PiB
+        STEP(contains(xfer_last_error(), "cuda"));
+        STEP(huge == nullptr);
+        STEP(xfer_alloc(ctx, 1 << 20, 0, &b) == XFER_SUCCESS);
+        STEP(round_trip(b, 1 << 20, 7));
+        STEP(xfer_close(ctx) == XFER_SUCCESS);
+    });
+}
+
+TEST_P(GpuFaults, ChildOfAProcessThatUsedCudaFindsTheBackendUnavailable) {
+    const std::string backend = GetParam();
+    in_child([&] {
+        xfer_context ctx = nullptr;
+        STEP(xfer_open(backend.c_str(), 0, &ctx) == XFER_SUCCESS);
+        const pid_t pid = ::fork();
+        if (pid == 0) {
+            ::alarm(60);
+            xfer_context mine = nullptr;
+            STEP(xfer_open(backend.c_str(), 0, &mine) == XFER_ERROR_BACKEND_UNAVAILABLE);
+            STEP(contains(xfer_last_error(), "fork"));
+            STEP(xfer_alloc(ctx, 64, 0, nullptr) == XFER_ERROR_INVALID_STATE);  // inherited context
+            STEP(host_backend_works());
+            std::_Exit(0);
+        }
+        int status = 0;
+        STEP(pid > 0 && ::waitpid(pid, &status, 0) == pid);
+        STEP(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        STEP(xfer_close(ctx) == XFER_SUCCESS);  // the parent's context is untouched
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuFaults, ::testing::Values("pageable", "pinned", "managed", "zerocopy"),
+                         [](const auto &info) { return info.param; });
+
+}  // namespace
