@@ -5,8 +5,9 @@
 # test of the Python binding, and optional extra parts named on the command line:
 #   compare  (scripts/compare-time-check.sh: compare with defaults <= 90 s)
 #   stress   (tests/stress on every CUDA backend, if built)
+#   faults   (the GPU fault tests of issue 10, xfer_cuda_fault_tests)
 # Logs are packed into OUT/proof.tgz (at most 8 files come back from a device run).
-# Usage: scripts/h200-proof.sh BUILD_DIR OUT_DIR [compare] [stress]
+# Usage: scripts/h200-proof.sh BUILD_DIR OUT_DIR [compare] [stress] [faults]
 set -u
 build=$(cd "${1:?build dir}" && pwd)
 out=${2:?out dir}
@@ -35,10 +36,15 @@ for extra in "$@"; do
         step stress
         if [ -x "$build/bin/xfer_stress" ]; then
             for b in pageable pinned managed zerocopy; do
-                timeout 100 "$build/bin/xfer_stress" --backend "$b" --threads 8 --ops 2000 >"$p/stress-$b.txt" 2>&1
+                timeout 100 "$build/bin/xfer_stress" --backend "$b" --threads 8 --ops 2000 --max-bytes 4194304 \
+                    --watchdog 90 >"$p/stress-$b.txt" 2>&1
                 echo "stress $b exit=$? $(tail -1 "$p/stress-$b.txt")"
             done
         fi ;;
+    faults)
+        step faults
+        XFER_REQUIRE_GPU=1 timeout 200 "$build/bin/xfer_cuda_fault_tests" >"$p/faults.txt" 2>&1
+        echo "faults exit=$?"; grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$p/faults.txt" ;;
     esac
 done
 cd "$out" && tar czf proof.tgz proof && ls -la proof.tgz
