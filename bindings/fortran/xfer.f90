@@ -10,7 +10,8 @@
 ! Every enum value and flag of xfer.h is a named integer(c_int) constant of the same name.
 ! Helpers for Fortran programs (not in C): xfer_open_name (backend as a Fortran string),
 ! xfer_host_view (the host view as a Fortran array pointer of any rank), xfer_f_string,
-! xfer_status_name and xfer_error_message (C strings as Fortran strings).
+! xfer_status_name and xfer_error_message (C strings as Fortran strings), xfer_register_array
+! and xfer_unregister_array (register an existing Fortran array of any type and rank).
 !
 ! Semantics, units, statuses and thread-safety of each function are those written in xfer.h.
 ! To bind a new xfer.h function: add one interface block below (check_coverage.py fails CI
@@ -19,7 +20,7 @@ module xfer
   use, intrinsic :: iso_c_binding
   implicit none
   private :: view_c_float, view_c_double, view_c_int, view_c_int64, view_c_int8, view_c_float_complex, &
-             view_c_double_complex
+             view_c_double_complex, array_address
 
   ! ------------------------------------------------------------------ constants (xfer.h)
   integer(c_int), parameter :: XFER_VERSION_MAJOR = 1
@@ -75,6 +76,8 @@ module xfer
   integer(c_int), parameter :: XFER_CAP_ASYNC_COPY = 2
   integer(c_int), parameter :: XFER_CAP_NO_COPY = 4
   integer(c_int), parameter :: XFER_CAP_MIGRATES = 8
+  integer(c_int), parameter :: XFER_REGISTER_DEFAULT = 0
+  integer(c_int), parameter :: XFER_REGISTER_READ_ONLY = 1
 
   ! ------------------------------------------------------------------ structs (xfer.h)
   type, bind(c) :: xfer_backend_info
@@ -107,6 +110,12 @@ module xfer
   type, bind(c) :: xfer_param_info
     type(c_ptr) :: section, name, env, type, value, default_value, help
     integer(c_int) :: source
+  end type
+
+  type, bind(c) :: xfer_registration_stats   ! every field uint64_t in C
+    integer(c_int64_t) :: registered_ranges, registered_bytes
+    integer(c_int64_t) :: cache_hits, cache_misses, cache_evictions
+    integer(c_int64_t) :: cache_ranges, cache_bytes, cache_limit_bytes
   end type
 
   ! ------------------------------------------------------------------ functions (xfer.h)
@@ -213,6 +222,22 @@ module xfer
       integer(c_size_t), value :: count
       integer(c_int), value :: kind
       type(c_ptr), value :: s
+    end function
+    ! ptr: c_loc of memory the program owns (see xfer_register_array for Fortran arrays)
+    integer(c_int) function xfer_register(ctx, ptr, bytes, flags) bind(c, name="xfer_register")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: ctx, ptr
+      integer(c_size_t), value :: bytes
+      integer(c_int), value :: flags
+    end function
+    integer(c_int) function xfer_unregister(ctx, ptr) bind(c, name="xfer_unregister")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx, ptr
+    end function
+    integer(c_int) function xfer_registration_get_stats(ctx, stats) bind(c, name="xfer_registration_get_stats")
+      import :: c_int, c_ptr, xfer_registration_stats
+      type(c_ptr), value :: ctx
+      type(xfer_registration_stats), intent(out) :: stats
     end function
     integer(c_int) function xfer_stream_create(ctx, s) bind(c, name="xfer_stream_create")
       import :: c_int, c_ptr
@@ -338,6 +363,54 @@ contains
       cname = trim(backend) // c_null_char
       st = xfer_open(c_loc(cname), device, ctx)
     end if
+  end function
+
+  !> st = xfer_register_array(ctx, a [, flags]): xfer_register of the whole array `a` (any type,
+  !> kind and rank, including derived types): c_loc(a), size(a) * storage_size(a) / 8 bytes;
+  !> flags: XFER_REGISTER_* (default XFER_REGISTER_DEFAULT). `a` must be contiguous (not a strided
+  !> section: XFER_ERROR_INVALID_ARGUMENT, nothing registered) and not empty
+  !> (XFER_ERROR_INVALID_SIZE); give it the TARGET attribute (or ALLOCATABLE, TARGET) and keep it
+  !> allocated until xfer_unregister_array(ctx, a) or xfer_close. Other statuses: xfer_register's.
+  integer(c_int) function xfer_register_array(ctx, a, flags) result(st)
+    type(c_ptr), intent(in) :: ctx
+    class(*), target, intent(in) :: a(..)
+    integer(c_int), intent(in), optional :: flags
+    type(c_ptr) :: p
+    logical :: contiguous
+    integer(c_int) :: f
+    integer(c_size_t) :: bytes
+    f = XFER_REGISTER_DEFAULT
+    if (present(flags)) f = flags
+    p = array_address(a, contiguous)
+    bytes = size(a, kind=c_size_t) * (storage_size(a, kind=c_size_t) / 8_c_size_t)
+    if (.not. contiguous) then
+      st = XFER_ERROR_INVALID_ARGUMENT
+    else if (bytes == 0) then
+      st = XFER_ERROR_INVALID_SIZE
+    else
+      st = xfer_register(ctx, p, bytes, f)
+    end if
+  end function
+
+  !> st = xfer_unregister_array(ctx, a): xfer_unregister of an array registered with
+  !> xfer_register_array (the same array, whole).
+  integer(c_int) function xfer_unregister_array(ctx, a) result(st)
+    type(c_ptr), intent(in) :: ctx
+    class(*), target, intent(in) :: a(..)
+    logical :: contiguous
+    st = xfer_unregister(ctx, array_address(a, contiguous))
+  end function
+
+  ! The address of an array of any type and rank, and whether it is contiguous. Asked through an
+  ! assumed-type dummy: c_loc accepts it (not a polymorphic one), and is_contiguous is reliable
+  ! there for array sections (gfortran 12 reports a strided section passed as class(*)
+  ! assumed-rank as contiguous).
+  type(c_ptr) function array_address(x, contiguous) result(p)
+    type(*), target, intent(in) :: x(..)
+    logical, intent(out) :: contiguous
+    contiguous = is_contiguous(x)
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x)
   end function
 
   integer(c_int) function view_c_float(buf, a, shape) result(st)

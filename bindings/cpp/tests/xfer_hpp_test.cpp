@@ -16,6 +16,9 @@ static_assert(!std::is_copy_constructible_v<xfer::Stream>);
 static_assert(!std::is_copy_constructible_v<xfer::Event>);
 static_assert(std::is_nothrow_move_constructible_v<xfer::Buffer>);
 static_assert(std::is_nothrow_move_assignable_v<xfer::Stream>);
+static_assert(!std::is_copy_constructible_v<xfer::Registration>);
+static_assert(std::is_nothrow_move_constructible_v<xfer::Registration>);
+static_assert(std::is_nothrow_move_assignable_v<xfer::Registration>);
 
 namespace {
 
@@ -130,6 +133,80 @@ TEST(XferHpp, EventsTimeAndStreamsWait)
         EXPECT_EQ(e.status(), XFER_ERROR_INVALID_STATE);
     }
     EXPECT_NE(a.native(), nullptr);
+}
+
+xfer_status status_of(void (*fn)(const xfer::Context &, void *), const xfer::Context &ctx, void *arg)
+{
+    try {
+        fn(ctx, arg);
+    } catch (const xfer::Error &e) {
+        return e.status();
+    }
+    return XFER_SUCCESS;
+}
+
+TEST(XferHpp, RegistersHostMemoryAndUnregisters)
+{
+    xfer::Context ctx = host_ctx();
+    xfer_registration_stats st = ctx.registration_stats();
+    EXPECT_EQ(st.registered_ranges, 0u);
+    EXPECT_EQ(st.registered_bytes, 0u);
+    std::vector<double> data(100000, 2.5);
+    const std::size_t bytes = data.size() * sizeof(double);
+    {
+        xfer::Registration reg = ctx.register_memory(data);
+        EXPECT_TRUE(reg);
+        EXPECT_EQ(reg.ptr(), data.data());
+        EXPECT_EQ(reg.bytes(), bytes);
+        st = ctx.registration_stats();
+        EXPECT_EQ(st.registered_ranges, 1u);
+        EXPECT_EQ(st.registered_bytes, bytes);
+        EXPECT_EQ(st.cache_limit_bytes, 0u); // host has no registration cache
+        // The same range, or a part of it, again: XFER_ERROR_INVALID_STATE.
+        try {
+            (void)ctx.register_memory(data.data(), bytes);
+            FAIL() << "no exception";
+        } catch (const xfer::Error &e) {
+            EXPECT_EQ(e.status(), XFER_ERROR_INVALID_STATE);
+            EXPECT_EQ(std::string(e.what()).rfind("xfer_register: XFER_ERROR_INVALID_STATE", 0), 0u) << e.what();
+        }
+        EXPECT_EQ(status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 4096); }, ctx,
+                            data.data() + 512),
+                  XFER_ERROR_INVALID_STATE);
+        // A second, read-only range; moved, then unregistered explicitly.
+        std::uint32_t other[1024] = {};
+        xfer::Registration ro = ctx.register_memory(other, XFER_REGISTER_READ_ONLY);
+        EXPECT_EQ(ctx.registration_stats().registered_bytes, bytes + sizeof other);
+        xfer::Registration moved(std::move(ro));
+        EXPECT_FALSE(ro);
+        EXPECT_EQ(ctx.registration_stats().registered_ranges, 2u);
+        moved.unregister();
+        EXPECT_FALSE(moved);
+        moved.unregister(); // once only
+        EXPECT_EQ(ctx.registration_stats().registered_ranges, 1u);
+    } // reg's destructor unregisters
+    st = ctx.registration_stats();
+    EXPECT_EQ(st.registered_ranges, 0u);
+    EXPECT_EQ(st.registered_bytes, 0u);
+    EXPECT_EQ(xfer_unregister(ctx.get(), data.data()), XFER_ERROR_INVALID_ARGUMENT); // not registered
+}
+
+TEST(XferHpp, RegisterRefusesBadArguments)
+{
+    xfer::Context ctx = host_ctx();
+    std::vector<char> data(8192);
+    EXPECT_EQ(status_of([](const xfer::Context &c, void *) { (void)c.register_memory(nullptr, 4096); }, ctx, nullptr),
+              XFER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 0); }, ctx, data.data()),
+              XFER_ERROR_INVALID_SIZE);
+    EXPECT_EQ(status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 8192, 0x80u); }, ctx,
+                        data.data()),
+              XFER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(ctx.registration_stats().registered_ranges, 0u);
+    // xfer_close unregisters what is left; the Registration then has nothing to do.
+    xfer::Registration reg = ctx.register_memory(data);
+    EXPECT_EQ(ctx.registration_stats().registered_ranges, 1u);
+    ctx.close();
 }
 
 TEST(XferHpp, LibraryQueries)

@@ -1,7 +1,9 @@
 ! SPDX-License-Identifier: Apache-2.0
 ! The Fortran module on the `host` backend: real(c_float) (rank 2) and real(c_double) (rank 1)
 ! arrays through the device view and back, every element checked; an error status and its
-! message checked; a raw copy between Fortran arrays. Prints PASS and stops 0 on success.
+! message checked; a raw copy between Fortran arrays; Fortran arrays registered with
+! xfer_register_array (the host backend keeps bookkeeping only) and the statistics followed.
+! Prints PASS and stops 0 on success.
 program roundtrip
   use, intrinsic :: iso_c_binding
   use xfer
@@ -15,6 +17,10 @@ program roundtrip
   integer(c_size_t) :: bytes
   integer :: i, j, failures
   type(xfer_context_info) :: info
+  type(xfer_registration_stats) :: rs
+  real(c_double), allocatable, target :: reg3(:, :, :)
+  integer(c_int), target :: regi(1000)
+  integer(c_int8_t), allocatable, target :: empty(:)
   character(len=:), allocatable :: msg
 
   failures = 0
@@ -88,6 +94,40 @@ program roundtrip
                             XFER_COPY_HOST_TO_HOST, s), "xfer_memcpy_async")
   call ok(xfer_stream_synchronize(s), "xfer_stream_synchronize")
   call expect(all(dst == src), "raw copy between Fortran arrays")
+
+  ! Registered Fortran arrays: rank 3 real(c_double) and rank 1 integer(c_int).
+  call ok(xfer_registration_get_stats(ctx, rs), "xfer_registration_get_stats")
+  call expect(rs%registered_ranges == 0 .and. rs%registered_bytes == 0, "no registered ranges at first")
+  allocate(reg3(40, 30, 20))
+  reg3 = 1.5_c_double
+  call ok(xfer_register_array(ctx, reg3), "xfer_register_array rank 3")
+  call ok(xfer_register_array(ctx, regi, XFER_REGISTER_READ_ONLY), "xfer_register_array read-only")
+  call ok(xfer_registration_get_stats(ctx, rs), "xfer_registration_get_stats")
+  call expect(rs%registered_ranges == 2, "two registered ranges")
+  call expect(rs%registered_bytes == 40 * 30 * 20 * 8 + 1000 * 4, "registered bytes are the arrays' bytes")
+  call expect(rs%cache_limit_bytes == 0, "host has no registration cache")
+  st = xfer_register_array(ctx, reg3)
+  call expect(st == XFER_ERROR_INVALID_STATE, "registering an array twice is XFER_ERROR_INVALID_STATE")
+  st = xfer_register(ctx, c_loc(reg3(1, 1, 2)), 8_c_size_t, XFER_REGISTER_DEFAULT)
+  call expect(st == XFER_ERROR_INVALID_STATE, "a part of a registered array is XFER_ERROR_INVALID_STATE")
+  st = xfer_register_array(ctx, src(1:4096:2))
+  call expect(st == XFER_ERROR_INVALID_ARGUMENT, "a strided section is XFER_ERROR_INVALID_ARGUMENT")
+  allocate(empty(0))
+  st = xfer_register_array(ctx, empty)
+  call expect(st == XFER_ERROR_INVALID_SIZE, "an empty array is XFER_ERROR_INVALID_SIZE")
+  st = xfer_register(ctx, c_null_ptr, 64_c_size_t, XFER_REGISTER_DEFAULT)
+  call expect(st == XFER_ERROR_INVALID_ARGUMENT, "a NULL pointer is XFER_ERROR_INVALID_ARGUMENT")
+  st = xfer_register(ctx, c_loc(src), 0_c_size_t, XFER_REGISTER_DEFAULT)
+  call expect(st == XFER_ERROR_INVALID_SIZE, "0 bytes is XFER_ERROR_INVALID_SIZE")
+  call ok(xfer_registration_get_stats(ctx, rs), "xfer_registration_get_stats")
+  call expect(rs%registered_ranges == 2, "refused registrations add no range")
+  call ok(xfer_unregister_array(ctx, reg3), "xfer_unregister_array rank 3")
+  call ok(xfer_unregister(ctx, c_loc(regi)), "xfer_unregister integer array")
+  st = xfer_unregister_array(ctx, reg3)
+  call expect(st == XFER_ERROR_INVALID_ARGUMENT, "unregistering twice is XFER_ERROR_INVALID_ARGUMENT")
+  call ok(xfer_registration_get_stats(ctx, rs), "xfer_registration_get_stats")
+  call expect(rs%registered_ranges == 0 .and. rs%registered_bytes == 0, "no registered ranges at the end")
+  call expect(all(reg3 == 1.5_c_double), "a registered array keeps its values")
 
   call ok(xfer_free(buf), "xfer_free")
   call ok(xfer_free(dbuf), "xfer_free")

@@ -193,3 +193,73 @@ def test_device_view_on_host_is_dlpack_cpu_without_copy(ctx):
         assert _dlpack.live_count() == before
         m = np.from_dlpack(buf.device_view(np.int32, (2, 3)))
         assert m.shape == (2, 3) and m.strides == (12, 4)
+
+
+def test_register_host_memory_counts_and_unregisters(ctx):
+    """xfer_register on host keeps bookkeeping only: the counters follow, statuses as on CUDA."""
+    assert set(ctx.registration_stats()) == {name for name, _ in _capi.xfer_registration_stats._fields_}
+    assert ctx.registration_stats()["registered_ranges"] == 0
+    a = np.arange(100_000, dtype=np.float64)
+    with ctx.register(a) as reg:
+        assert reg.registered and reg.ptr == a.ctypes.data and reg.nbytes == a.nbytes
+        stats = ctx.registration_stats()
+        assert stats["registered_ranges"] == 1 and stats["registered_bytes"] == a.nbytes
+        # a registered array still copies (and stays the caller's)
+        dst = np.zeros_like(a)
+        with ctx.stream() as s:
+            ctx.memcpy_async(dst.ctypes.data, a.ctypes.data, a.nbytes, xfer.CopyKind.HOST_TO_HOST, s)
+            s.synchronize()
+        np.testing.assert_array_equal(dst, a)
+        # the same range (or part of it) again: XFER_ERROR_INVALID_STATE, nothing changes
+        with pytest.raises(xfer.Error) as err:
+            ctx.register(a)
+        assert err.value.status == xfer.Status.INVALID_STATE and err.value.call == "xfer_register"
+        with pytest.raises(xfer.Error) as err:
+            ctx.register(a.ctypes.data + 4096, 4096)
+        assert err.value.status == xfer.Status.INVALID_STATE
+        assert ctx.registration_stats()["registered_ranges"] == 1
+        # read-only, from the buffer protocol, part of an object, next to the first
+        b = bytearray(8192)
+        with ctx.register(b, nbytes=4096, read_only=True) as ro:
+            assert ro.read_only and ro.nbytes == 4096
+            stats = ctx.registration_stats()
+            assert stats["registered_ranges"] == 2 and stats["registered_bytes"] == a.nbytes + 4096
+    assert not reg.registered
+    stats = ctx.registration_stats()
+    assert stats["registered_ranges"] == 0 and stats["registered_bytes"] == 0
+    assert stats["cache_limit_bytes"] == 0  # host has no registration cache
+    reg.close()  # once only: nothing to do now
+    # unregistering what is not registered: XFER_ERROR_INVALID_ARGUMENT
+    st = _capi.lib().xfer_unregister(ctx.handle, a.ctypes.data)
+    assert st == xfer.Status.INVALID_ARGUMENT
+
+
+def test_register_bad_arguments(ctx):
+    with pytest.raises(xfer.Error) as err:
+        ctx.register(np.zeros(0, np.float32))      # 0 bytes
+    assert err.value.status == xfer.Status.INVALID_SIZE
+    with pytest.raises(xfer.Error) as err:
+        ctx.register(0, 4096)                      # NULL
+    assert err.value.status == xfer.Status.INVALID_ARGUMENT
+    a = np.zeros((64, 64), np.float32)
+    with pytest.raises(xfer.Error) as err:
+        ctx.register(a[:, ::2])                    # strided: not one range
+    assert err.value.status == xfer.Status.INVALID_ARGUMENT
+    with pytest.raises(xfer.Error) as err:
+        ctx.register(a, nbytes=a.nbytes + 1)
+    assert err.value.status == xfer.Status.OUT_OF_BOUNDS
+    st = _capi.lib().xfer_register(ctx.handle, a.ctypes.data, a.nbytes, 0x80)  # unknown flag bit
+    assert st == xfer.Status.INVALID_ARGUMENT
+    assert ctx.registration_stats()["registered_ranges"] == 0
+
+
+def test_context_close_unregisters_what_is_left():
+    ctx = xfer.Context("host", 0)
+    a = np.ones(4096, np.uint8)
+    reg = ctx.register(a)
+    ctx.close()
+    assert not reg.registered
+    reg.close()  # released by xfer_close: no error
+    with xfer.Context("host", 0) as again:   # a new context may register the same memory
+        with again.register(a):
+            assert again.registration_stats()["registered_ranges"] == 1

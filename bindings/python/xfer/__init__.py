@@ -15,7 +15,9 @@ argtypes/restype, is ``xfer._capi``; this module is the safe layer:
 Failures raise ``xfer.Error`` with ``.status`` (a ``Status``) and the library's message. On
 CUDA backends ``buffer.device_view(dtype, shape, stream)`` exposes the device memory through
 ``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``/``__dlpack_device__``), so CuPy,
-PyTorch and Numba use it without a copy. The library is found through XFER_LIBRARY (a path to
+PyTorch and Numba use it without a copy. ``ctx.register(array)`` page-locks memory the program
+owns (a NumPy array, any buffer) for fast copies and returns a ``Registration`` that unregisters
+at the end of a with-block; ``ctx.registration_stats()`` reports the counters. The library is found through XFER_LIBRARY (a path to
 libxfer.so) or the dynamic loader (libxfer.so.1).
 """
 import ctypes
@@ -29,7 +31,8 @@ from . import _capi, _dlpack
 from ._capi import lib
 
 __all__ = ["Error", "Status", "Direction", "CopyKind", "DeviceKind", "ParamSource", "AllocFlags",
-           "EventFlags", "Caps", "Context", "Buffer", "Stream", "Event", "DeviceView", "version",
+           "EventFlags", "Caps", "RegisterFlags", "Context", "Buffer", "Stream", "Event", "DeviceView",
+           "Registration", "version",
            "backends", "params", "status_string", "last_error"]
 
 
@@ -50,6 +53,7 @@ ParamSource = enum.IntEnum("ParamSource", _members("XFER_PARAM_"))
 AllocFlags = enum.IntFlag("AllocFlags", _members("XFER_ALLOC_"))
 EventFlags = enum.IntFlag("EventFlags", _members("XFER_EVENT_"))
 Caps = enum.IntFlag("Caps", _members("XFER_CAP_"))
+RegisterFlags = enum.IntFlag("RegisterFlags", _members("XFER_REGISTER_"))
 
 
 def _text(b):
@@ -239,6 +243,72 @@ class Context(_Handle):
         z = (c_size_t * n)(*(_size(x, "xfer_memcpy_batch_async") for x in sizes))
         _check(lib().xfer_memcpy_batch_async(self.handle, d, s, z, n, int(kind), stream.handle),
                "xfer_memcpy_batch_async")
+
+    def register(self, memory, nbytes=None, read_only=False):
+        """Page-locks host memory the caller owns for this context (xfer_register) and returns a
+        Registration, which unregisters on close(), at the end of a with-block, or when collected.
+
+        memory: a NumPy array or any object with the buffer protocol (bytearray, memoryview,
+        array.array), registered from its first byte; its bytes must be contiguous. The
+        Registration keeps it alive. Or an address (int) with nbytes, which the caller keeps alive.
+        nbytes: None for the whole object, else at most its size. read_only: XFER_REGISTER_READ_ONLY
+        (the device only reads the range). Register long-lived memory once: registering is slow.
+        """
+        return Registration(self, memory, nbytes, read_only)
+
+    def registration_stats(self):
+        """xfer_registration_stats as a dict: registered_ranges, registered_bytes, cache_hits, ..."""
+        stats = _capi.xfer_registration_stats()
+        _check(lib().xfer_registration_get_stats(self.handle, byref(stats)), "xfer_registration_get_stats")
+        return {name: getattr(stats, name) for name, _ in stats._fields_}
+
+
+class Registration(_Handle):
+    """A host range registered with a Context (xfer_register / xfer_unregister). Attributes:
+    ptr (int), nbytes, read_only, context, memory (the registered object, kept alive)."""
+
+    _call = "xfer_register"
+    _h = None
+
+    def __init__(self, ctx, memory, nbytes=None, read_only=False):
+        what = "xfer_register"
+        if isinstance(memory, int):
+            if nbytes is None:
+                raise Error(_capi.XFER_ERROR_INVALID_SIZE, what, "an address needs nbytes")
+            ptr, size = memory, _size(nbytes, what)
+        else:
+            arr = memory if isinstance(memory, np.ndarray) else np.frombuffer(memory, dtype=np.uint8)
+            if not (arr.flags.c_contiguous or arr.flags.f_contiguous):
+                raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, what,
+                            "the array is not contiguous: register its base array, or a contiguous copy")
+            ptr, size = arr.ctypes.data, arr.nbytes
+            if nbytes is not None:
+                if _size(nbytes, what) > size:
+                    raise Error(_capi.XFER_ERROR_OUT_OF_BOUNDS, what,
+                                f"nbytes {nbytes} is more than the object's {size} bytes")
+                size = int(nbytes)
+        flags = _capi.XFER_REGISTER_READ_ONLY if read_only else _capi.XFER_REGISTER_DEFAULT
+        # A NULL ptr or 0 bytes reaches the library, which says what is wrong.
+        _check(lib().xfer_register(ctx.handle, ptr or None, size, flags), "xfer_register")
+        super().__init__(ptr, ctx)
+        self.context = ctx
+        self.memory = memory
+        self.ptr = ptr
+        self.nbytes = size
+        self.read_only = bool(read_only)
+
+    def close(self):
+        """Unregisters (xfer_unregister: waits for the context's queued work first); once."""
+        h, self._h = self._h, None
+        if h:
+            _check(lib().xfer_unregister(self.context.handle, h), "xfer_unregister")
+
+    unregister = close
+
+    @property
+    def registered(self):
+        """True until unregistered (or the context is closed, which unregisters what is left)."""
+        return bool(self._h)
 
 
 def _shape(shape, dtype, nbytes, what):

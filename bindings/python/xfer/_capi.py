@@ -64,6 +64,8 @@ XFER_CAP_SHARED_VIEW = 0x1
 XFER_CAP_ASYNC_COPY = 0x2
 XFER_CAP_NO_COPY = 0x4
 XFER_CAP_MIGRATES = 0x8
+XFER_REGISTER_DEFAULT = 0x0
+XFER_REGISTER_READ_ONLY = 0x1
 
 # --------------------------------------------------------------------------- types
 # C enums are pinned to 32 bits (the *_FORCE_INT32 members): c_int on every platform xfer runs on.
@@ -104,6 +106,12 @@ class xfer_param_info(Structure):
                 ("source", xfer_param_source)]
 
 
+class xfer_registration_stats(Structure):
+    _fields_ = [("registered_ranges", c_uint64), ("registered_bytes", c_uint64), ("cache_hits", c_uint64),
+                ("cache_misses", c_uint64), ("cache_evictions", c_uint64), ("cache_ranges", c_uint64),
+                ("cache_bytes", c_uint64), ("cache_limit_bytes", c_uint64)]
+
+
 P = POINTER
 # --------------------------------------------------------------------------- functions
 # name: (restype, argtypes) -- one line per xfer.h function, in the header's order.
@@ -128,6 +136,9 @@ FUNCTIONS = {
     "xfer_copy": (xfer_status, [xfer_buffer, xfer_direction, c_size_t, c_size_t]),
     "xfer_memcpy_async": (xfer_status, [xfer_context, c_void_p, c_void_p, c_size_t, xfer_copy_kind, xfer_stream]),
     "xfer_memcpy_batch_async": (xfer_status, [xfer_context, P(c_void_p), P(c_void_p), P(c_size_t), c_size_t, xfer_copy_kind, xfer_stream]),
+    "xfer_register": (xfer_status, [xfer_context, c_void_p, c_size_t, c_uint]),
+    "xfer_unregister": (xfer_status, [xfer_context, c_void_p]),
+    "xfer_registration_get_stats": (xfer_status, [xfer_context, P(xfer_registration_stats)]),
     "xfer_stream_create": (xfer_status, [xfer_context, P(xfer_stream)]),
     "xfer_stream_destroy": (xfer_status, [xfer_stream]),
     "xfer_stream_synchronize": (xfer_status, [xfer_stream]),

@@ -12,6 +12,9 @@
 //    releasing is ignored: the C library releases the handle anyway).
 //  - Host views as spans tied to the buffer: Buffer::host_span<T>() (std::span<T> in C++20,
 //    xfer::span<T> in C++17 with the same data()/size()/begin()/end()/operator[]).
+//  - Registered user memory: Context::register_memory(ptr, bytes) or (container) returns an
+//    xfer::Registration, a move-only guard that unregisters (xfer_unregister) on destruction;
+//    Context::registration_stats() is xfer_registration_get_stats.
 //  - Thread-safety: as the C API (every call may come from any thread); one C++ object is not
 //    meant to be moved or destroyed while another thread uses it.
 //  - get() returns the C handle, so C++ and C calls mix freely.
@@ -32,8 +35,10 @@
 #include <xfer/xfer.h>
 
 #include <cstddef>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 #if __cplusplus >= 202002L && __has_include(<span>)
@@ -178,6 +183,7 @@ template <class Handle, xfer_status (*Release)(Handle)> class Owner {
 
 class Stream;
 class Event;
+class Registration;
 
 /// One backend bound to one device (xfer_open / xfer_close).
 class Context {
@@ -219,6 +225,24 @@ class Context {
                                    const std::vector<std::size_t> &sizes, xfer_copy_kind kind,
                                    const Stream &s) const;
 
+    /// Page-locks `bytes` bytes of host memory the caller owns at `ptr` (xfer_register; flags:
+    /// XFER_REGISTER_*). The memory must outlive the returned Registration, which unregisters it.
+    [[nodiscard]] inline Registration register_memory(void *ptr, std::size_t bytes,
+                                                      unsigned flags = XFER_REGISTER_DEFAULT) const;
+    /// The whole of a contiguous container (std::vector, std::array, span, C array), from
+    /// std::data / std::size.
+    template <class C, class = decltype(std::data(std::declval<C &>())),
+              class = decltype(std::size(std::declval<C &>()))>
+    [[nodiscard]] Registration register_memory(C &container, unsigned flags = XFER_REGISTER_DEFAULT) const;
+    /// What the context has registered, explicitly and through its registration cache
+    /// (xfer_registration_get_stats).
+    xfer_registration_stats registration_stats() const
+    {
+        xfer_registration_stats stats{};
+        check(xfer_registration_get_stats(get(), &stats), "xfer_registration_get_stats");
+        return stats;
+    }
+
     /// Closes now (xfer_close), reporting a failure that the destructor would ignore. The
     /// handle is released either way (the C contract).
     void close() { check(xfer_close(h_.release()), "xfer_close"); }
@@ -231,6 +255,79 @@ class Context {
     xfer_device_kind kind_ = XFER_DEVICE_KIND_HOST;
     unsigned caps_ = 0;
 };
+
+/// A host range registered with a context (xfer_register), unregistered (xfer_unregister,
+/// which waits for the context's queued work first) by the destructor or unregister().
+/// Move-only; it must not outlive its Context (xfer_close unregisters what is left).
+class Registration {
+  public:
+    Registration() = default;
+    Registration(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags = XFER_REGISTER_DEFAULT)
+    {
+        check(xfer_register(ctx.get(), ptr, bytes, flags), "xfer_register");
+        ctx_ = ctx.get();
+        ptr_ = ptr;
+        bytes_ = bytes;
+    }
+    ~Registration() { reset(); }
+    Registration(Registration &&o) noexcept
+        : ctx_(std::exchange(o.ctx_, nullptr)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0))
+    {
+    }
+    Registration &operator=(Registration &&o) noexcept
+    {
+        if (this != &o) {
+            reset();
+            ctx_ = std::exchange(o.ctx_, nullptr);
+            ptr_ = std::exchange(o.ptr_, nullptr);
+            bytes_ = std::exchange(o.bytes_, 0);
+        }
+        return *this;
+    }
+    Registration(const Registration &) = delete;
+    Registration &operator=(const Registration &) = delete;
+
+    /// Start of the range (the address given to xfer_register); nullptr once unregistered.
+    void *ptr() const noexcept { return ptr_; }
+    std::size_t bytes() const noexcept { return bytes_; }
+    explicit operator bool() const noexcept { return ptr_ != nullptr; }
+
+    /// Unregisters now, reporting a failure that the destructor would ignore; the range is
+    /// forgotten either way (the C contract).
+    void unregister()
+    {
+        if (!ptr_)
+            return;
+        void *p = std::exchange(ptr_, nullptr);
+        bytes_ = 0;
+        check(xfer_unregister(std::exchange(ctx_, nullptr), p), "xfer_unregister");
+    }
+
+  private:
+    void reset() noexcept
+    {
+        if (ptr_)
+            (void)xfer_unregister(ctx_, ptr_); // destructors cannot report: see the header
+        ctx_ = nullptr;
+        ptr_ = nullptr;
+        bytes_ = 0;
+    }
+    xfer_context ctx_ = nullptr;
+    void *ptr_ = nullptr;
+    std::size_t bytes_ = 0;
+};
+
+inline Registration Context::register_memory(void *ptr, std::size_t bytes, unsigned flags) const
+{
+    return Registration(*this, ptr, bytes, flags);
+}
+
+template <class C, class, class> Registration Context::register_memory(C &container, unsigned flags) const
+{
+    auto *data = std::data(container);
+    using T = std::remove_pointer_t<decltype(data)>;
+    return Registration(*this, const_cast<std::remove_cv_t<T> *>(data), std::size(container) * sizeof(T), flags);
+}
 
 /// An in-order queue of work (xfer_stream_create / xfer_stream_destroy).
 class Stream {

@@ -63,6 +63,8 @@ pub const XFER_CAP_SHARED_VIEW: c_uint = 0x1;
 pub const XFER_CAP_ASYNC_COPY: c_uint = 0x2;
 pub const XFER_CAP_NO_COPY: c_uint = 0x4;
 pub const XFER_CAP_MIGRATES: c_uint = 0x8;
+pub const XFER_REGISTER_DEFAULT: c_uint = 0x0;
+pub const XFER_REGISTER_READ_ONLY: c_uint = 0x1;
 
 // ---------------------------------------------------------------- types
 #[repr(C)]
@@ -145,6 +147,19 @@ pub struct xfer_param_info {
     pub source: xfer_param_source,
 }
 
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct xfer_registration_stats {
+    pub registered_ranges: u64,
+    pub registered_bytes: u64,
+    pub cache_hits: u64,
+    pub cache_misses: u64,
+    pub cache_evictions: u64,
+    pub cache_ranges: u64,
+    pub cache_bytes: u64,
+    pub cache_limit_bytes: u64,
+}
+
 // ---------------------------------------------------------------- functions
 extern "C" {
     pub fn xfer_get_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int) -> xfer_status;
@@ -167,6 +182,9 @@ extern "C" {
     pub fn xfer_copy(buf: xfer_buffer, dir: xfer_direction, offset: usize, bytes: usize) -> xfer_status;
     pub fn xfer_memcpy_async(ctx: xfer_context, dst: *mut c_void, src: *const c_void, bytes: usize, kind: xfer_copy_kind, s: xfer_stream) -> xfer_status;
     pub fn xfer_memcpy_batch_async(ctx: xfer_context, dsts: *const *mut c_void, srcs: *const *const c_void, sizes: *const usize, count: usize, kind: xfer_copy_kind, s: xfer_stream) -> xfer_status;
+    pub fn xfer_register(ctx: xfer_context, ptr: *mut c_void, bytes: usize, flags: c_uint) -> xfer_status;
+    pub fn xfer_unregister(ctx: xfer_context, ptr: *mut c_void) -> xfer_status;
+    pub fn xfer_registration_get_stats(ctx: xfer_context, stats: *mut xfer_registration_stats) -> xfer_status;
     pub fn xfer_stream_create(ctx: xfer_context, s: *mut xfer_stream) -> xfer_status;
     pub fn xfer_stream_destroy(s: xfer_stream) -> xfer_status;
     pub fn xfer_stream_synchronize(s: xfer_stream) -> xfer_status;
@@ -196,5 +214,6 @@ mod tests {
         assert_eq!(size_of::<xfer_param_info>(), 7 * 8 + 8);
         assert_eq!(size_of::<xfer_device_info>(), 256 + 2 * 4 + 2 * 8 + 5 * 4 + 32 + 6 * 4 + 4);
         assert_eq!(align_of::<xfer_device_info>(), 8);
+        assert_eq!(size_of::<xfer_registration_stats>(), 8 * 8);
     }
 }

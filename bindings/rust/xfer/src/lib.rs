@@ -9,6 +9,9 @@
 //! - An asynchronous copy mutably borrows its buffer until it is known complete
 //!   ([`Pending::wait`], or `Drop` of the [`Pending`]), so safe code cannot touch a host view
 //!   while a copy into or out of it is in flight.
+//! - [`Context::register`] page-locks memory the program owns (a `&mut [T]`) for fast copies;
+//!   the [`Registration`] borrows it (and gives it back through `Deref`/`DerefMut`) and
+//!   unregisters on `Drop`; [`Context::registration_stats`] reports the counters.
 //! - `Send`/`Sync`: the C API lets every function be called from any thread with shared handles,
 //!   so all four types are `Send` and `Sync`; host views follow Rust's borrow rules.
 //!
@@ -326,6 +329,53 @@ impl Context {
         }
         stream.synchronize()
     }
+
+    /// Page-locks (registers) the memory of `data` for this context (`xfer_register`; flags:
+    /// `XFER_REGISTER_*`), so copies from and to it run as DMA. The returned [`Registration`]
+    /// borrows `data` until it is dropped or [`Registration::unregister`]ed, and gives access to
+    /// it meanwhile. Registering is slow: register long-lived memory once. An empty slice is
+    /// `XFER_ERROR_INVALID_SIZE`; memory registered already, `XFER_ERROR_INVALID_STATE`.
+    pub fn register<'a, T>(&'a self, data: &'a mut [T], flags: c_uint) -> Result<Registration<'a, T>> {
+        let bytes = std::mem::size_of_val(data);
+        let ptr = data.as_mut_ptr();
+        // SAFETY: `data` stays borrowed by the Registration, which unregisters before the borrow ends.
+        unsafe { self.register_raw(ptr.cast(), bytes, flags)? };
+        Ok(Registration { ctx: self, ptr, len: data.len(), _data: PhantomData })
+    }
+
+    /// Unregisters `reg` now, reporting a failure that its `Drop` would ignore (`xfer_unregister`).
+    pub fn unregister<T>(&self, reg: Registration<'_, T>) -> Result<()> {
+        if !ptr::eq(reg.ctx, self) {
+            return Err(Error { status: sys::XFER_ERROR_INVALID_ARGUMENT, call: "xfer_unregister",
+                               message: "the registration belongs to another context".into() });
+        }
+        reg.unregister()
+    }
+
+    /// Registers `bytes` bytes at `ptr` (`xfer_register`), without a guard.
+    ///
+    /// # Safety
+    /// The range must be memory of this process that stays allocated until
+    /// [`Context::unregister_raw`] (or the context is dropped, which unregisters what is left).
+    pub unsafe fn register_raw(&self, ptr: *mut c_void, bytes: usize, flags: c_uint) -> Result<()> {
+        check(sys::xfer_register(self.raw, ptr, bytes, flags), "xfer_register")
+    }
+
+    /// Unregisters the range that starts at `ptr` (`xfer_unregister`; waits for queued work first).
+    ///
+    /// # Safety
+    /// `ptr` must not be the start of a range a live [`Registration`] owns.
+    pub unsafe fn unregister_raw(&self, ptr: *mut c_void) -> Result<()> {
+        check(sys::xfer_unregister(self.raw, ptr), "xfer_unregister")
+    }
+
+    /// What the context has registered, explicitly and through its registration cache
+    /// (`xfer_registration_get_stats`).
+    pub fn registration_stats(&self) -> Result<sys::xfer_registration_stats> {
+        let mut stats = sys::xfer_registration_stats::default();
+        check(unsafe { sys::xfer_registration_get_stats(self.raw, &mut stats) }, "xfer_registration_get_stats")?;
+        Ok(stats)
+    }
 }
 
 impl Drop for Context {
@@ -421,6 +471,57 @@ impl<'c> Buffer<'c> {
 impl Drop for Buffer<'_> {
     fn drop(&mut self) {
         unsafe { sys::xfer_free(self.raw) };
+    }
+}
+
+/// Memory the program owns, registered with a context ([`Context::register`]); unregistered
+/// on `Drop` (`xfer_unregister`, which waits for the context's queued work first). It borrows the
+/// memory mutably and derefs to it, so the memory can be used, not freed, while registered.
+#[derive(Debug)]
+pub struct Registration<'a, T> {
+    ctx: &'a Context,
+    ptr: *mut T,
+    len: usize,
+    _data: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: as &mut [T]; the context's functions may be called from any thread.
+unsafe impl<T: Send> Send for Registration<'_, T> {}
+unsafe impl<T: Sync> Sync for Registration<'_, T> {}
+
+impl<T> Registration<'_, T> {
+    /// Start of the registered range (the address given to `xfer_register`).
+    pub fn as_ptr(&self) -> *mut T {
+        self.ptr
+    }
+    /// Size of the registered range in bytes.
+    pub fn bytes(&self) -> usize {
+        self.len * std::mem::size_of::<T>()
+    }
+    /// Unregisters now, reporting a failure that `Drop` would ignore.
+    pub fn unregister(self) -> Result<()> {
+        let st = unsafe { sys::xfer_unregister(self.ctx.raw, self.ptr.cast()) };
+        std::mem::forget(self);
+        check(st, "xfer_unregister")
+    }
+}
+
+impl<T> std::ops::Deref for Registration<'_, T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl<T> std::ops::DerefMut for Registration<'_, T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        unsafe { std::slice::from_raw_parts_mut(self.ptr, self.len) }
+    }
+}
+
+impl<T> Drop for Registration<'_, T> {
+    fn drop(&mut self) {
+        unsafe { sys::xfer_unregister(self.ctx.raw, self.ptr.cast()) };
     }
 }
 

@@ -114,3 +114,71 @@ fn library_queries_and_threads() {
         }
     });
 }
+
+#[test]
+fn registers_host_memory_and_unregisters() {
+    let ctx = host();
+    let zero = ctx.registration_stats().unwrap();
+    assert_eq!(zero, sys::xfer_registration_stats::default());
+    let mut data: Vec<f64> = (0..100_000).map(|i| i as f64 * 0.5).collect();
+    let bytes = data.len() * 8;
+    let base = data.as_mut_ptr();
+    {
+        let mut reg = ctx.register(&mut data, sys::XFER_REGISTER_DEFAULT).unwrap();
+        assert_eq!(reg.as_ptr(), base);
+        assert_eq!(reg.bytes(), bytes);
+        let st = ctx.registration_stats().unwrap();
+        assert_eq!((st.registered_ranges, st.registered_bytes), (1, bytes as u64));
+        assert_eq!(st.cache_limit_bytes, 0); // host has no registration cache
+        // the memory stays usable through the registration
+        reg[7] = -1.0;
+        let s = ctx.stream().unwrap();
+        let mut dst = vec![0u8; 64];
+        let src: Vec<u8> = reg[..8].iter().flat_map(|x| x.to_ne_bytes()).collect();
+        ctx.memcpy_host(&mut dst, &src, &s).unwrap();
+        assert_eq!(dst, src);
+        // the same range, or a part of it, again: XFER_ERROR_INVALID_STATE (no new range)
+        let err = unsafe { ctx.register_raw(base.cast(), bytes, 0) }.unwrap_err();
+        assert_eq!(err.status(), sys::XFER_ERROR_INVALID_STATE, "{err}");
+        assert_eq!(err.call(), "xfer_register");
+        let err = unsafe { ctx.register_raw(base.add(512).cast(), 4096, 0) }.unwrap_err();
+        assert_eq!(err.status(), sys::XFER_ERROR_INVALID_STATE, "{err}");
+        // a second, read-only range
+        let mut other = [1u32; 1024];
+        let ro = ctx.register(&mut other, sys::XFER_REGISTER_READ_ONLY).unwrap();
+        let st = ctx.registration_stats().unwrap();
+        assert_eq!((st.registered_ranges, st.registered_bytes), (2, bytes as u64 + 4096));
+        ctx.unregister(ro).unwrap();
+        assert_eq!(ctx.registration_stats().unwrap().registered_ranges, 1);
+    } // dropped: unregistered
+    assert_eq!(data[7], -1.0);
+    assert_eq!(ctx.registration_stats().unwrap(), zero);
+    // registered again, explicitly unregistered
+    let reg = ctx.register(&mut data[..10], 0).unwrap();
+    assert_eq!(ctx.registration_stats().unwrap().registered_bytes, 80);
+    reg.unregister().unwrap();
+    assert_eq!(ctx.registration_stats().unwrap(), zero);
+}
+
+#[test]
+fn register_refuses_bad_arguments() {
+    let ctx = host();
+    let mut empty: [u8; 0] = [];
+    let err = ctx.register(&mut empty, 0).unwrap_err();
+    assert_eq!(err.status(), sys::XFER_ERROR_INVALID_SIZE, "{err}");
+    let err = unsafe { ctx.register_raw(std::ptr::null_mut(), 4096, 0) }.unwrap_err();
+    assert_eq!(err.status(), sys::XFER_ERROR_INVALID_ARGUMENT, "{err}");
+    let mut data = vec![0u8; 8192];
+    let err = ctx.register(&mut data, 0x80).unwrap_err();
+    assert_eq!(err.status(), sys::XFER_ERROR_INVALID_ARGUMENT, "{err}");
+    // not registered: XFER_ERROR_INVALID_ARGUMENT
+    let err = unsafe { ctx.unregister_raw(data.as_mut_ptr().cast()) }.unwrap_err();
+    assert_eq!(err.status(), sys::XFER_ERROR_INVALID_ARGUMENT, "{err}");
+    // a registration is unregistered through its own context only
+    let other = host();
+    let reg = other.register(&mut data, 0).unwrap();
+    assert_eq!(ctx.unregister(reg).unwrap_err().status(), sys::XFER_ERROR_INVALID_ARGUMENT);
+    // (the refused Registration was dropped, which unregistered it from `other`)
+    assert_eq!(other.registration_stats().unwrap().registered_ranges, 0);
+    assert_eq!(ctx.registration_stats().unwrap().registered_ranges, 0);
+}
