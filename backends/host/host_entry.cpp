@@ -27,12 +27,15 @@ const xfer_backend_param kParams[] = {
     {"device_memory", "size", "0",
      "capacity of the emulated device in bytes (0: physical RAM); allocations beyond it fail with "
      "XFER_ERROR_OUT_OF_MEMORY"},
+    {"devices", "int", "1",
+     "number of emulated devices (>= 1): device indexes 0 .. devices-1, each context on its own device memory; "
+     "peer copies between them are memcpys"},
 };
 
 // ------------------------------------------------------------------------- contexts
 
 xfer_status probe(int *device_count) {
-    *device_count = 1;  // the emulated device is always there
+    *device_count = 1;  // the emulated device is always there; probe_params counts the `devices`
     return XFER_SUCCESS;
 }
 
@@ -128,6 +131,39 @@ xfer_status memcpy_batch_async(void * /*ctx*/, void *const *dsts, const void *co
             for (const Copy &c : copies) {
                 std::memcpy(c.dst, c.src, c.bytes);
             }
+        });
+        return XFER_SUCCESS;
+    });
+}
+
+// ---------------------------------------------------------------- several devices
+
+xfer_status probe_params(const xfer_backend_param_value *params, size_t param_count, int *device_count) {
+    return guarded("host probe_params", [&] { return count_devices(params, param_count, device_count); });
+}
+
+xfer_status device_can_access_peer(void * /*ctx*/, void * /*peer*/, int *can_access) {
+    *can_access = 1;  // every emulated device is host RAM
+    return XFER_SUCCESS;
+}
+
+xfer_status memcpy_peer_async(void * /*dst_ctx*/, void *dst, void * /*src_ctx*/, const void *src, size_t bytes,
+                              void * /*stream_ctx*/, void *stream) {
+    return guarded("host memcpy_peer_async", [&] {
+        as_stream(stream)->enqueue([dst, src, bytes] { std::memcpy(dst, src, bytes); });
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status buffer_copy_peer_async(void * /*dst_ctx*/, void *dst_buf, size_t dst_offset, void * /*src_ctx*/,
+                                   void *src_buf, size_t src_offset, size_t bytes, void * /*stream_ctx*/,
+                                   void *stream) {
+    return guarded("host buffer_copy_peer_async", [&] {
+        // The task holds both storages: xfer_free of either buffer is deferred until it has run.
+        std::shared_ptr<HostStorage> to = as_buffer(dst_buf)->storage;
+        std::shared_ptr<HostStorage> from = as_buffer(src_buf)->storage;
+        as_stream(stream)->enqueue([to, from, dst_offset, src_offset, bytes] {
+            std::memcpy(to->device_view() + dst_offset, from->device_view() + src_offset, bytes);
         });
         return XFER_SUCCESS;
     });
@@ -297,6 +333,10 @@ xfer_backend_table make_table() {
     t.event_synchronize = event_synchronize;
     t.event_query = event_query;
     t.event_elapsed_ms = event_elapsed_ms;
+    t.probe_params = probe_params;
+    t.device_can_access_peer = device_can_access_peer;
+    t.memcpy_peer_async = memcpy_peer_async;
+    t.buffer_copy_peer_async = buffer_copy_peer_async;
     return t;
 }
 

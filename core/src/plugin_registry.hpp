@@ -8,6 +8,7 @@
 #include <xfer/xfer_backend.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xfer::core {
@@ -61,6 +62,11 @@ std::vector<std::string> split_search_path(const std::string &list);
 // Lists the plugins in `dirs`, loads new ones and probes every loaded one (probe is cheap
 // and its answer can change: a GPU may be taken away or a MIG slice reconfigured).
 Discovery discover_backends(const std::vector<std::string> &dirs);
+
+// For a backend whose device count is a parameter (table entry probe_params, plugin ABI 1.1):
+// probes again with its effective parameters; the answer replaces probe's. Leaves a backend
+// that probe already found unavailable as it is.
+void probe_with_params(FoundBackend &found, const std::vector<std::pair<std::string, std::string>> &params);
 
 // Keeps `text` for the life of the process and returns a stable pointer to it.
 const char *intern(const std::string &text);

@@ -48,7 +48,8 @@ TEST_F(PluginLoading, WrongAbiMajorIsRefusedNamingFileAndBothVersions) {
     std::string reason = bad->reason;
     EXPECT_NE(reason.find("libxfer-backend-badabi.so"), std::string::npos) << reason;
     EXPECT_NE(reason.find("2.3"), std::string::npos) << reason;
-    EXPECT_NE(reason.find("1.0"), std::string::npos) << reason;
+    const std::string core_abi = std::to_string(XFER_BACKEND_ABI_MAJOR) + "." + std::to_string(XFER_BACKEND_ABI_MINOR);
+    EXPECT_NE(reason.find(core_abi), std::string::npos) << reason;
 
     xfer_context ctx = nullptr;
     EXPECT_XFER(XFER_ERROR_BACKEND_ABI, xfer_open("badabi", 0, &ctx));
@@ -56,7 +57,7 @@ TEST_F(PluginLoading, WrongAbiMajorIsRefusedNamingFileAndBothVersions) {
     std::string m = xfer_last_error();
     EXPECT_NE(m.find("libxfer-backend-badabi.so"), std::string::npos) << m;
     EXPECT_NE(m.find("2.3"), std::string::npos) << m;
-    EXPECT_NE(m.find("1.0"), std::string::npos) << m;
+    EXPECT_NE(m.find(core_abi), std::string::npos) << m;
     // The others still work.
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &ctx));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));

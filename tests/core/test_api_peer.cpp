@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Apache-2.0
+// The peer-copy API against mock plugins: validation the core does before any backend sees the
+// call (contexts of two backends), NOT_SUPPORTED from a backend without the ABI 1.1 entries,
+// and a plugin built for plugin ABI 1.0 still loading under this 1.1 core.
+#include <xfer/xfer_backend.h>
+
+#include "test_support.hpp"
+
+using namespace xfer_test;
+
+namespace {
+
+class PeerApi : public CoreTest {};
+
+TEST_F(PeerApi, ContextsOfTwoBackendsAreRefusedBeforeTheBackend) {
+    xfer_context a = nullptr, b = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &a));
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 1, &b));
+    xfer_stream s = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(b, &s));
+    unsigned char x[16] = {0}, y[16] = {0};
+    const long calls = mockfull_calls();
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_memcpy_peer_async(a, x, b, y, sizeof x, s));
+    const std::string m = xfer_last_error();
+    EXPECT_NE(m.find("backend 'mock'"), std::string::npos) << m;
+    EXPECT_NE(m.find("backend 'mockfull'"), std::string::npos) << m;
+    int can = -1;
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_device_can_access_peer(b, a, &can));
+    EXPECT_EQ(can, -1);
+    EXPECT_EQ(mockfull_calls(), calls);  // nothing reached the backend
+    EXPECT_XFER(XFER_SUCCESS, xfer_stream_destroy(s));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(b));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(a));
+}
+
+TEST_F(PeerApi, BackendWithoutPeerEntriesAnswersNotSupported) {
+    xfer_context d0 = nullptr, d1 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &d0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 1, &d1));
+    xfer_stream s = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(d0, &s));
+    xfer_buffer b0 = nullptr, b1 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d0, 64, XFER_ALLOC_DEFAULT, &b0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d1, 64, XFER_ALLOC_DEFAULT, &b1));
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_memcpy_peer_async(d1, xfer_device_ptr(b1), d0, xfer_device_ptr(b0), 64, s));
+    EXPECT_NE(std::string(xfer_last_error()).find("xfer_memcpy_peer_async"), std::string::npos) << xfer_last_error();
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_copy_peer_async(b1, 0, b0, 0, 64, s));
+    int can = -1;
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_device_can_access_peer(d0, d1, &can));
+    EXPECT_EQ(can, -1);
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(d1));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(d0));
+}
+
+TEST_F(PeerApi, PluginOfAbi10LoadsAndHasNoPeerCopies) {
+    EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"older"}));
+    auto older = find_backend("older");
+    ASSERT_TRUE(older);
+    EXPECT_EQ(older->available, 1) << older->reason;
+    EXPECT_EQ(older->abi_minor, 0u);
+    EXPECT_EQ(older->device_count, 2);
+    xfer_context d0 = nullptr, d1 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("older", 0, &d0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("older", 1, &d1));
+    int can = -1;
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_device_can_access_peer(d0, d1, &can));
+    EXPECT_NE(std::string(xfer_last_error()).find("'older'"), std::string::npos) << xfer_last_error();
+    // Its 1.0 entries still work.
+    xfer_buffer b = nullptr;
+    EXPECT_XFER(XFER_SUCCESS, xfer_alloc(d0, 64, XFER_ALLOC_DEFAULT, &b));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(d1));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(d0));
+}
+
+}  // namespace
