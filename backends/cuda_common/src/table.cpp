@@ -1,6 +1,7 @@
 #include "xfer_cuda/backend.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/entries.hpp"
+#include "xfer_cuda/peer.hpp"
 
 namespace xfer::cuda {
 
@@ -26,6 +27,9 @@ void fill_common_entries(xfer_backend_table &t) noexcept {
     t.event_synchronize = event_synchronize;
     t.event_query = event_query;
     t.event_elapsed_ms = event_elapsed_ms;
+    t.device_can_access_peer = device_can_access_peer;
+    t.memcpy_peer_async = memcpy_peer_async;
+    t.buffer_copy_peer_async = buffer_copy_peer_async;
 }
 
 xfer_backend_table describe(const BackendDescription &d) noexcept {
