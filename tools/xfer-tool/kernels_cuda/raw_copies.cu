@@ -71,4 +71,17 @@ int xfer_tool_raw_prefetch_async(int device, const void *ptr, size_t bytes, int 
     return 0;
 }
 
+int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device, const void *src, int src_device,
+                                    size_t bytes, void *stream, char *message, size_t message_size)
+{
+    if (cudaError_t err = cudaSetDevice(stream_device); err != cudaSuccess)
+        return failed(err, message, message_size, "cudaSetDevice(%d)", stream_device);
+    if (cudaError_t err = cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
+                                              static_cast<cudaStream_t>(stream));
+        err != cudaSuccess)
+        return failed(err, message, message_size, "cudaMemcpyPeerAsync(%zu bytes, device %d <- device %d)", bytes,
+                      dst_device, src_device);
+    return 0;
+}
+
 } // extern "C"

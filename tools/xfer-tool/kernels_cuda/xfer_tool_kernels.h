@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /** Interface version; the tool refuses a library that reports another one. */
-#define XFER_TOOL_KERNELS_ABI 2
+#define XFER_TOOL_KERNELS_ABI 3
 
 XFER_TOOL_KERNELS_API int xfer_tool_kernels_abi(void);
 
@@ -66,6 +66,13 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_async(int device, void *dst, cons
 XFER_TOOL_KERNELS_API int xfer_tool_raw_prefetch_async(int device, const void *ptr, size_t bytes, int direction,
                                                        void *stream, char *message, size_t message_size);
 
+/** cudaSetDevice(stream_device), then cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
+    stream): the raw call the `peer` workflow times next to xfer_memcpy_peer_async. Peer access
+    is whatever the process has enabled (xfer enables it once per pair). */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device,
+                                                          const void *src, int src_device, size_t bytes,
+                                                          void *stream, char *message, size_t message_size);
+
 /* Symbol names the tool looks up. */
 #define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
 #define XFER_TOOL_SYM_ERROR_STRING "xfer_tool_cuda_error_string"
@@ -75,6 +82,7 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_prefetch_async(int device, const void *p
 #define XFER_TOOL_SYM_GATHER "xfer_tool_gather"
 #define XFER_TOOL_SYM_RAW_MEMCPY_ASYNC "xfer_tool_raw_memcpy_async"
 #define XFER_TOOL_SYM_RAW_PREFETCH_ASYNC "xfer_tool_raw_prefetch_async"
+#define XFER_TOOL_SYM_RAW_MEMCPY_PEER_ASYNC "xfer_tool_raw_memcpy_peer_async"
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -35,6 +35,10 @@ class Kernels {
     virtual void raw_memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
                                   const Stream &s) = 0;
     virtual void raw_prefetch_async(const void *ptr, std::size_t bytes, xfer_direction dir, const Stream &s) = 0;
+    // cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes) on s, whose device is
+    // stream_device (`peer` workflow); the host kernels throw NOT_SUPPORTED here too.
+    virtual void raw_memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device, std::size_t bytes,
+                                       int stream_device, const Stream &s) = 0;
 };
 
 // Host kernels run as stream-ordered host functions (xfer_stream_launch_host_func): on the

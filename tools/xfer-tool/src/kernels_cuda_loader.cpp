@@ -42,6 +42,8 @@ class CudaKernels final : public Kernels {
         gather_ = symbol<decltype(xfer_tool_gather)>(XFER_TOOL_SYM_GATHER);
         raw_memcpy_async_ = symbol<decltype(xfer_tool_raw_memcpy_async)>(XFER_TOOL_SYM_RAW_MEMCPY_ASYNC);
         raw_prefetch_async_ = symbol<decltype(xfer_tool_raw_prefetch_async)>(XFER_TOOL_SYM_RAW_PREFETCH_ASYNC);
+        raw_memcpy_peer_async_ =
+            symbol<decltype(xfer_tool_raw_memcpy_peer_async)>(XFER_TOOL_SYM_RAW_MEMCPY_PEER_ASYNC);
         if (int abi = abi_(); abi != XFER_TOOL_KERNELS_ABI)
             throw XferError(XFER_ERROR_BACKEND_ABI, "CUDA kernels library '" + path_.string() + "' has interface " +
                                                         std::to_string(abi) + ", xfer-tool needs " +
@@ -78,6 +80,15 @@ class CudaKernels final : public Kernels {
     {
         char message[320] = "";
         raw_checked(raw_prefetch_async_(device_, ptr, bytes, raw_direction(dir), native(s), message, sizeof message),
+                    message);
+    }
+
+    void raw_memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device, std::size_t bytes,
+                               int stream_device, const Stream &s) override
+    {
+        char message[320] = "";
+        raw_checked(raw_memcpy_peer_async_(stream_device, dst, dst_device, src, src_device, bytes, native(s), message,
+                                           sizeof message),
                     message);
     }
 
@@ -128,6 +139,7 @@ class CudaKernels final : public Kernels {
     decltype(xfer_tool_gather) *gather_ = nullptr;
     decltype(xfer_tool_raw_memcpy_async) *raw_memcpy_async_ = nullptr;
     decltype(xfer_tool_raw_prefetch_async) *raw_prefetch_async_ = nullptr;
+    decltype(xfer_tool_raw_memcpy_peer_async) *raw_memcpy_peer_async_ = nullptr;
 };
 
 } // namespace

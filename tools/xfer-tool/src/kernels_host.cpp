@@ -73,6 +73,10 @@ class HostKernels final : public Kernels {
     {
         throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_prefetch_async: the host kernels make no CUDA calls");
     }
+    void raw_memcpy_peer_async(void *, int, const void *, int, std::size_t, int, const Stream &) override
+    {
+        throw XferError(XFER_ERROR_NOT_SUPPORTED, "raw_memcpy_peer_async: the host kernels make no CUDA calls");
+    }
 };
 
 } // namespace
