@@ -4,6 +4,8 @@
 // and a plugin built for plugin ABI 1.0 still loading under this 1.1 core.
 #include <xfer/xfer_backend.h>
 
+#include <cstring>
+
 #include "test_support.hpp"
 
 using namespace xfer_test;
@@ -70,6 +72,49 @@ TEST_F(PeerApi, PluginOfAbi10LoadsAndHasNoPeerCopies) {
     EXPECT_XFER(XFER_SUCCESS, xfer_alloc(d0, 64, XFER_ALLOC_DEFAULT, &b));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(d1));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(d0));
+}
+
+// The core hands the backend the context that owns the stream (dst's or src's), the offsets and
+// the pointers exactly as given, and the backend's direct-access answer.
+TEST_F(PeerApi, DispatchPassesTheStreamsContextOffsetsAndAnswer) {
+    EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"peer"}));
+    const auto last_stream_device = [] { return mock_counter("peer", "mockpeer", "xfer_mock_last_peer_stream_device"); };
+    xfer_context d0 = nullptr, d1 = nullptr, d2 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpeer", 0, &d0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpeer", 1, &d1));
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpeer", 2, &d2));
+    xfer_stream s0 = nullptr, s1 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(d0, &s0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(d1, &s1));
+    xfer_buffer b0 = nullptr, b1 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d0, 256, XFER_ALLOC_DEFAULT, &b0));
+    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d1, 256, XFER_ALLOC_DEFAULT, &b1));
+    const auto data = random_bytes(256, 41);
+    std::memcpy(xfer_device_ptr(b0), data.data(), 256);
+    std::memset(xfer_device_ptr(b1), 0, 256);
+
+    ASSERT_XFER(XFER_SUCCESS, xfer_memcpy_peer_async(d1, xfer_device_ptr(b1), d0, xfer_device_ptr(b0), 256, s1));
+    EXPECT_EQ(last_stream_device(), 1);
+    EXPECT_EQ(0, std::memcmp(data.data(), xfer_device_ptr(b1), 256));
+    std::memset(xfer_device_ptr(b1), 0, 256);
+    ASSERT_XFER(XFER_SUCCESS, xfer_copy_peer_async(b1, 100, b0, 10, 50, s0));
+    EXPECT_EQ(last_stream_device(), 0);
+    const auto *got = static_cast<const unsigned char *>(xfer_device_ptr(b1));
+    EXPECT_EQ(0, std::memcmp(data.data() + 10, got + 100, 50));
+    EXPECT_EQ(got[99], 0);
+    EXPECT_EQ(got[150], 0);
+
+    int can = -1;
+    ASSERT_XFER(XFER_SUCCESS, xfer_device_can_access_peer(d0, d2, &can));
+    EXPECT_EQ(can, 1);
+    ASSERT_XFER(XFER_SUCCESS, xfer_device_can_access_peer(d0, d1, &can));
+    EXPECT_EQ(can, 0);
+    // A stream of the third device belongs to neither context of the copy.
+    xfer_stream s2 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(d2, &s2));
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_copy_peer_async(b1, 0, b0, 0, 1, s2));
+    EXPECT_NE(std::string(xfer_last_error()).find("neither"), std::string::npos) << xfer_last_error();
+    for (xfer_context c : {d0, d1, d2}) EXPECT_XFER(XFER_SUCCESS, xfer_close(c));
 }
 
 }  // namespace

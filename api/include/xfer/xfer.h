@@ -439,8 +439,8 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
  * Copies between the device memory of two contexts bound to different devices of one backend
  * (GPU to GPU), e.g. a context on device 0 and one on device 1, both opened with "pinned".
  *
- * Which path the bytes take: CUDA backends call cudaMemcpyPeerAsync. The first peer call or
- * query for a pair of devices enables peer access both ways (cudaDeviceEnablePeerAccess, once
+ * Which path the bytes take: CUDA backends call cudaMemcpyPeerAsync. The first peer copy
+ * between a pair of devices enables peer access both ways (cudaDeviceEnablePeerAccess, once
  * per pair and process) where cudaDeviceCanAccessPeer allows it; the copy then runs directly
  * over NVLink or PCIe peer-to-peer. Where it does not allow it, cudaMemcpyPeerAsync stages the
  * copy through host memory (the driver's own page-locked staging), correct but slower;
@@ -466,7 +466,9 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
 /** Queues a copy of `bytes` bytes from `src`, device memory of src_ctx's device, to `dst`,
     device memory of dst_ctx's device, on stream `s` (of dst_ctx or src_ctx), and returns
     without waiting. Maps to cudaMemcpyPeerAsync(dst, dst device, src, src device, bytes, s)
-    on CUDA backends; host: memcpy on the stream's worker thread.
+    on CUDA backends (cudaMemcpyAsync with cudaMemcpyDefault where a pointer is managed or
+    mapped host memory, as the device views of managed and zerocopy are); host: memcpy on the
+    stream's worker thread.
     Returns XFER_ERROR_INVALID_HANDLE (dst_ctx, src_ctx or s invalid or closed; the two
     contexts of different backends; s of neither context), XFER_ERROR_INVALID_ARGUMENT (dst or
     src NULL; both contexts on the same device), XFER_ERROR_INVALID_SIZE (bytes 0),

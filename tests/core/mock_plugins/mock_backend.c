@@ -9,6 +9,7 @@
  *   MOCK_PROBE_FAILS     probe fails with XFER_ERROR_NO_DEVICE and a reason
  *   MOCK_NULL_REQUIRED   leave the required context_create entry NULL
  *   MOCK_DEVICE_COUNT    devices probe reports
+ *   MOCK_PEER            with MOCK_FULL: the peer-copy entries of plugin ABI 1.1 too
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
@@ -308,6 +309,43 @@ static xfer_status mock_event_elapsed_ms(void *ctx, void *start, void *end, floa
     return XFER_SUCCESS;
 }
 
+#ifdef MOCK_PEER
+/* Peer entries (plugin ABI 1.1). The simulated topology: devices of equal parity reach each
+   other directly, others only through the host. The device of the context whose stream the
+   core passed is remembered for the tests. */
+static atomic_long g_last_peer_stream_device = -1;
+XFER_BACKEND_EXPORT long xfer_mock_last_peer_stream_device(void) { return atomic_load(&g_last_peer_stream_device); }
+
+static xfer_status mock_device_can_access_peer(void *ctx, void *peer, int *can_access) {
+    counted();
+    *can_access = ((mock_ctx *)ctx)->device % 2 == ((mock_ctx *)peer)->device % 2;
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
+                                          void *stream_ctx, void *stream) {
+    counted();
+    (void)dst_ctx;
+    (void)src_ctx;
+    (void)stream;
+    atomic_store(&g_last_peer_stream_device, ((mock_ctx *)stream_ctx)->device);
+    memmove(dst, src, bytes);
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_buffer_copy_peer_async(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx,
+                                               void *src_buf, size_t src_offset, size_t bytes, void *stream_ctx,
+                                               void *stream) {
+    counted();
+    (void)dst_ctx;
+    (void)src_ctx;
+    (void)stream;
+    atomic_store(&g_last_peer_stream_device, ((mock_ctx *)stream_ctx)->device);
+    memmove(((mock_buf *)dst_buf)->dev + dst_offset, ((mock_buf *)src_buf)->dev + src_offset, bytes);
+    return XFER_SUCCESS;
+}
+#endif /* MOCK_PEER */
+
 static const xfer_backend_param g_params[] = {
     {"chunk_size", "size", "8MiB", "bytes per staging chunk (mock: only echoed back)"},
     {"threads", "int", "2", "worker threads (mock: only echoed back)"},
@@ -363,6 +401,12 @@ static const xfer_backend_table g_table = {
     mock_event_elapsed_ms,
 #else
     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+#endif
+#ifdef MOCK_PEER
+    NULL, /* probe_params: the device count is MOCK_DEVICE_COUNT */
+    mock_device_can_access_peer,
+    mock_memcpy_peer_async,
+    mock_buffer_copy_peer_async,
 #endif
 };
 
