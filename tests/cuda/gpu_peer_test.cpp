@@ -17,7 +17,7 @@ class GpuPeer : public GpuBackendTest {
 protected:
     void SetUp() override {
         GpuBackendTest::SetUp();
-        if (HasFatalFailure()) return;
+        if (IsSkipped() || HasFatalFailure()) return;
         ASSERT_EQ(cudaSuccess, cudaGetDeviceCount(&devices_));
     }
     void TearDown() override {
