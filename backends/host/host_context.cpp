@@ -91,6 +91,28 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
     return XFER_SUCCESS;
 }
 
+xfer_status count_devices(const xfer_backend_param_value *params, std::size_t param_count, int *device_count) {
+    for (std::size_t i = 0; i < param_count; ++i) {
+        if (params[i].name == nullptr || std::strcmp(params[i].name, "devices") != 0) {
+            continue;
+        }
+        const char *text = params[i].value != nullptr ? params[i].value : "(null)";
+        char *end = nullptr;
+        errno = 0;
+        const long value = std::strtol(text, &end, 10);
+        if (errno != 0 || end == text || *end != '\0' || value < 1 || value > std::numeric_limits<int>::max()) {
+            report(XFER_ERROR_CONFIG, std::string("host: parameter devices (XFER_HOST_DEVICES, [host] devices): "
+                                                  "expected a number of emulated devices >= 1, got '") +
+                                          text + "'");
+            return XFER_ERROR_CONFIG;
+        }
+        *device_count = static_cast<int>(value);
+        return XFER_SUCCESS;
+    }
+    *device_count = 1;  // not passed: a core that predates the parameter
+    return XFER_SUCCESS;
+}
+
 void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept {
     *info = xfer_device_info{};
     std::snprintf(info->name, sizeof info->name, "%s", "host (emulated device)");

@@ -53,6 +53,10 @@ std::uint64_t available_memory_bytes() noexcept;
 xfer_status create_context(int device, const xfer_backend_param_value *params, std::size_t param_count,
                            HostContext **out);
 
+// The `devices` parameter (already validated as an int by the core; default 1 when absent):
+// XFER_ERROR_CONFIG naming it when it is below 1.
+xfer_status count_devices(const xfer_backend_param_value *params, std::size_t param_count, int *device_count);
+
 void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept;
 
 }  // namespace xfer_host

@@ -28,12 +28,15 @@ const xfer_backend_param kParams[] = {
     {"device_memory", "size", "0",
      "capacity of the emulated device in bytes (0: half the physical RAM, as each buffer takes its size "
      "twice from RAM: host view and device view); allocations beyond it fail with XFER_ERROR_OUT_OF_MEMORY"},
+    {"devices", "int", "1",
+     "number of emulated devices (>= 1): device indexes 0 .. devices-1, each context on its own device memory; "
+     "peer copies between them are memcpys"},
 };
 
 // ------------------------------------------------------------------------- contexts
 
 xfer_status probe(int *device_count) {
-    *device_count = 1;  // the emulated device is always there
+    *device_count = 1;  // the emulated device is always there; probe_params counts the `devices`
     return XFER_SUCCESS;
 }
 
@@ -107,12 +110,15 @@ xfer_status buffer_copy_async(void * /*ctx*/, void *buf, xfer_direction dir, siz
 // xfer_free of that buffer defers the release until the copy has run (the rule of xfer.h).
 using Holds = std::vector<std::shared_ptr<HostStorage>>;
 
-void hold_views(const LiveViews &views, const void *dst, const void *src, Holds *holds) {
-    for (const void *p : {dst, src}) {
-        if (std::shared_ptr<HostStorage> storage = views.find(p)) {
-            holds->push_back(std::move(storage));
-        }
+void hold_view(const LiveViews &views, const void *p, Holds *holds) {
+    if (std::shared_ptr<HostStorage> storage = views.find(p)) {
+        holds->push_back(std::move(storage));
     }
+}
+
+void hold_views(const LiveViews &views, const void *dst, const void *src, Holds *holds) {
+    hold_view(views, dst, holds);
+    hold_view(views, src, holds);
 }
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/,
@@ -148,6 +154,43 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
             for (const Copy &c : copies) {
                 std::memcpy(c.dst, c.src, c.bytes);
             }
+        });
+        return XFER_SUCCESS;
+    });
+}
+
+// ---------------------------------------------------------------- several devices
+
+xfer_status probe_params(const xfer_backend_param_value *params, size_t param_count, int *device_count) {
+    return guarded("host probe_params", [&] { return count_devices(params, param_count, device_count); });
+}
+
+xfer_status device_can_access_peer(void * /*ctx*/, void * /*peer*/, int *can_access) {
+    *can_access = 1;  // every emulated device is host RAM
+    return XFER_SUCCESS;
+}
+
+xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
+                              void * /*stream_ctx*/, void *stream) {
+    return guarded("host memcpy_peer_async", [&] {
+        // As memcpy_async: a buffer view of either device stays alive until the copy has run.
+        Holds holds;
+        hold_view(*as_context(dst_ctx)->views, dst, &holds);
+        hold_view(*as_context(src_ctx)->views, src, &holds);
+        as_stream(stream)->enqueue([dst, src, bytes, holds = std::move(holds)] { std::memcpy(dst, src, bytes); });
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status buffer_copy_peer_async(void * /*dst_ctx*/, void *dst_buf, size_t dst_offset, void * /*src_ctx*/,
+                                   void *src_buf, size_t src_offset, size_t bytes, void * /*stream_ctx*/,
+                                   void *stream) {
+    return guarded("host buffer_copy_peer_async", [&] {
+        // The task holds both storages: xfer_free of either buffer is deferred until it has run.
+        std::shared_ptr<HostStorage> to = as_buffer(dst_buf)->storage;
+        std::shared_ptr<HostStorage> from = as_buffer(src_buf)->storage;
+        as_stream(stream)->enqueue([to, from, dst_offset, src_offset, bytes] {
+            std::memcpy(to->device_view() + dst_offset, from->device_view() + src_offset, bytes);
         });
         return XFER_SUCCESS;
     });
@@ -337,6 +380,10 @@ xfer_backend_table make_table() {
     t.register_memory = register_memory;
     t.unregister_memory = unregister_memory;
     t.registration_stats = registration_stats;
+    t.probe_params = probe_params;
+    t.device_can_access_peer = device_can_access_peer;
+    t.memcpy_peer_async = memcpy_peer_async;
+    t.buffer_copy_peer_async = buffer_copy_peer_async;
     return t;
 }
 

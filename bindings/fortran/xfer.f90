@@ -298,6 +298,27 @@ module xfer
       type(c_ptr), value :: start, end
       real(c_float), intent(out) :: ms
     end function
+    integer(c_int) function xfer_memcpy_peer_async(dst_ctx, dst, src_ctx, src, bytes, s) &
+        bind(c, name="xfer_memcpy_peer_async")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: dst_ctx, dst, src_ctx, src
+      integer(c_size_t), value :: bytes
+      type(c_ptr), value :: s
+    end function
+    integer(c_int) function xfer_copy_peer_async(dst, dst_offset, src, src_offset, bytes, s) &
+        bind(c, name="xfer_copy_peer_async")
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: dst
+      integer(c_size_t), value :: dst_offset
+      type(c_ptr), value :: src
+      integer(c_size_t), value :: src_offset, bytes
+      type(c_ptr), value :: s
+    end function
+    integer(c_int) function xfer_device_can_access_peer(ctx, peer, can_access) bind(c, name="xfer_device_can_access_peer")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx, peer
+      integer(c_int), intent(out) :: can_access
+    end function
   end interface
 
   ! ------------------------------------------------------------------ helpers

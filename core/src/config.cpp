@@ -200,6 +200,7 @@ EffectiveConfig load_effective_config() {
             cfg.settings.push_back(std::move(s));
         }
     }
+    for (FoundBackend &b : cfg.discovery.backends) probe_with_params(b, cfg.backend_params(b.plugin->name));
     return cfg;
 }
 

@@ -385,6 +385,34 @@ Discovery discover_backends(const std::vector<std::string> &dirs) {
     return d;
 }
 
+void probe_with_params(FoundBackend &found, const std::vector<std::pair<std::string, std::string>> &params) {
+    const Plugin &p = *found.plugin;
+    if (!found.available || p.table.probe_params == nullptr) return;
+    std::vector<xfer_backend_param_value> values;
+    values.reserve(params.size());
+    for (const auto &[name, value] : params) values.push_back({name.c_str(), value.c_str()});
+    int count = 0;
+    ErrorCapture capture;
+    const xfer_status st = p.table.probe_params(values.data(), values.size(), &count);
+    if (st == XFER_SUCCESS && count >= 1) {
+        found.device_count = count;
+        return;
+    }
+    std::string said = capture.captured();
+    found.available = false;
+    found.device_count = 0;
+    if (st == XFER_SUCCESS) {
+        found.status = XFER_ERROR_NO_DEVICE;
+        found.reason = intern(msg("backend '", p.name, "' probe_params reported ", count, " devices"));
+        return;
+    }
+    // A bad parameter stays a configuration error, so xfer_open answers XFER_ERROR_CONFIG.
+    found.status = st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_CONFIG ? st : XFER_ERROR_BACKEND_UNAVAILABLE;
+    found.reason = intern(said.empty() ? msg("backend '", p.name, "' probe_params failed with ",
+                                             xfer_status_string(st), " and gave no reason")
+                                       : said);
+}
+
 const char *intern(const std::string &text) {
     Interned &i = interned();
     std::lock_guard<std::mutex> lock(i.mutex);

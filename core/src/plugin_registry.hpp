@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace xfer::core {
@@ -68,6 +69,11 @@ Discovery discover_backends(const std::vector<std::string> &dirs);
 void plugin_registry_lock_for_fork();
 void plugin_registry_unlock_in_parent();
 void plugin_registry_reset_in_child();
+
+// For a backend whose device count is a parameter (table entry probe_params, plugin ABI 1.2):
+// probes again with its effective parameters; the answer replaces probe's. Leaves a backend
+// that probe already found unavailable as it is.
+void probe_with_params(FoundBackend &found, const std::vector<std::pair<std::string, std::string>> &params);
 
 // Keeps `text` for the life of the process and returns a stable pointer to it.
 const char *intern(const std::string &text);

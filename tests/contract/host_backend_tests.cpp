@@ -278,4 +278,55 @@ TEST(HostBackend, HostFunctionDestroyingItsOwnStreamIsRefusedWithoutHangOrLeak) 
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 
+// Sets XFER_HOST_DEVICES for one test; the core reads it at every enumeration and xfer_open.
+class ScopedDevices {
+public:
+    explicit ScopedDevices(const char *value) { setenv("XFER_HOST_DEVICES", value, 1); }
+    ~ScopedDevices() { unsetenv("XFER_HOST_DEVICES"); }
+};
+
+int host_device_count() {
+    int count = 0;
+    EXPECT_XFER_OK(xfer_backend_count(&count));
+    for (int i = 0; i < count; ++i) {
+        xfer_backend_info info{};
+        EXPECT_XFER_OK(xfer_backend_get_info(i, &info));
+        if (std::string(info.name) == "host") return info.device_count;
+    }
+    return -1;
+}
+
+TEST(HostBackend, DevicesParameterSetsTheDeviceCount) {
+    EXPECT_EQ(host_device_count(), 1);  // the declared default
+    ScopedDevices devices("4");
+    EXPECT_EQ(host_device_count(), 4);
+    xfer_context last = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 3, &last));
+    xfer_device_info dev{};
+    EXPECT_XFER_OK(xfer_device_get_info(last, &dev));
+    EXPECT_EQ(dev.ordinal, 3);
+    EXPECT_XFER_OK(xfer_close(last));
+    xfer_context none = nullptr;
+    EXPECT_EQ(xfer_open("host", 4, &none), XFER_ERROR_NO_DEVICE);
+    EXPECT_NE(std::string(xfer_last_error()).find("4 device(s)"), std::string::npos) << xfer_last_error();
+    EXPECT_EQ(none, nullptr);
+}
+
+TEST(HostBackend, DevicesBelowOneIsAConfigurationError) {
+    for (const char *bad : {"0", "-2"}) {
+        ScopedDevices devices(bad);
+        xfer_context ctx = nullptr;
+        EXPECT_EQ(xfer_open("host", 0, &ctx), XFER_ERROR_CONFIG) << bad;
+        const std::string m = xfer_last_error();
+        EXPECT_NE(m.find("devices"), std::string::npos) << m;
+        EXPECT_NE(m.find(std::string("'") + bad + "'"), std::string::npos) << m;
+        EXPECT_EQ(ctx, nullptr);
+    }
+    // Not an int at all: the core's own type check names the variable.
+    ScopedDevices devices("two");
+    xfer_context ctx = nullptr;
+    EXPECT_EQ(xfer_open("host", 0, &ctx), XFER_ERROR_CONFIG);
+    EXPECT_NE(std::string(xfer_last_error()).find("XFER_HOST_DEVICES"), std::string::npos) << xfer_last_error();
+}
+
 }  // namespace

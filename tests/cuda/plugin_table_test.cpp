@@ -57,10 +57,18 @@ TEST_P(PluginTable, ImplementsEveryEntry) {
         reinterpret_cast<const void *>(t.event_synchronize),
         reinterpret_cast<const void *>(t.event_query),
         reinterpret_cast<const void *>(t.event_elapsed_ms),
+        reinterpret_cast<const void *>(t.register_memory),
+        reinterpret_cast<const void *>(t.unregister_memory),
+        reinterpret_cast<const void *>(t.registration_stats),
+        reinterpret_cast<const void *>(t.device_can_access_peer),
+        reinterpret_cast<const void *>(t.memcpy_peer_async),
+        reinterpret_cast<const void *>(t.buffer_copy_peer_async),
     };
     for (std::size_t i = 0; i < sizeof entries / sizeof entries[0]; ++i) {
         EXPECT_NE(nullptr, entries[i]) << "entry #" << i << " is NULL";
     }
+    // The device count of a CUDA backend is the hardware's, not a parameter.
+    EXPECT_EQ(nullptr, t.probe_params);
 }
 
 TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {

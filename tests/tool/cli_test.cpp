@@ -87,13 +87,27 @@ TEST(Cli, BackendAllAndCompareDefaults)
     EXPECT_EQ(cmp.run.workflows.size(), 7u);
 }
 
+TEST(Cli, PeerIsNamedNotPartOfAllAndDeviceAllRunsEveryDevice)
+{
+    Invocation inv = parse({"run", "all", "peer", "--device", "all"});
+    EXPECT_EQ(inv.run.workflows.size(), 8u);
+    EXPECT_EQ(inv.run.workflows.back(), "peer");
+    EXPECT_TRUE(inv.run.all_devices);
+    EXPECT_EQ(inv.run.device, -1);
+    Invocation one = parse({"run", "peer", "--device", "1"});
+    EXPECT_FALSE(one.run.all_devices);
+    EXPECT_EQ(one.run.device, 1);
+    EXPECT_EQ(usage_error({"run", "peer", "--device", "some"}),
+              "--device: 'some' is not an integer (not a whole number)");
+}
+
 TEST(Cli, BadInputSaysWhatIsWrong)
 {
     EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench)");
     EXPECT_EQ(usage_error({"run"}),
-              "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access");
+              "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access, peer");
     EXPECT_EQ(usage_error({"run", "nope"}), "unknown workflow 'nope' (workflows: all, roundtrip, sync-async, bandwidth, "
-                                            "vector-add, overlap, batching, access)");
+                                            "vector-add, overlap, batching, access, peer)");
     EXPECT_EQ(usage_error({"run", "all", "--size", "12XB"}),
               "--size: '12XB': unknown size unit 'XB' (use B, KiB, MiB, GiB, TiB = powers of 1024, or KB, MB, GB, TB = "
               "powers of 1000)");
@@ -124,13 +138,14 @@ TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults)
     Invocation run = parse({"run", "--help"});
     EXPECT_EQ(run.command, Command::help);
     for (const std::string *text : {&top.help_text, &run.help_text}) {
-        for (const char *wf : {"roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access"})
+        for (const char *wf : {"roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access",
+                               "peer"})
             EXPECT_NE(text->find(std::string("  ") + wf + " "), std::string::npos) << wf;
         for (const char *opt : {"--size ] SIZE (=256MiB)", "--sizes LIST|FROM:TO[:FACTOR|:+STEP] (=1KiB:1GiB:4)",
                                 "--repeats ] N (=20)", "--warmup ] N (=2)", "--batches N (=8)", "--streams N (=3)",
                                 "--copies N (=4096)", "--copy-size SIZE (=4KiB)", "--stride N (=32)",
                                 "--format table|csv|json (=table)", "--output ] FILE", "--trace FILE", "--config FILE",
-                                "--backend NAME", "--device N (=-1)", "--seed N", "--quiet ]", "--quick",
+                                "--backend NAME", "--device N|all (=-1)", "--seed N", "--quiet ]", "--quick",
                                 "--direction h2d,d2h,bidir (=h2d,d2h,bidir)", "--samples", "--long"})
             EXPECT_NE(text->find(opt), std::string::npos) << opt;
     }

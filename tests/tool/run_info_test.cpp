@@ -177,3 +177,21 @@ TEST(Diff, MatchesFiguresAndMarksBetterAndWorse)
     EXPECT_NE(out.str().find("WORSE"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("2 of 2 figures changed beyond their spread"), std::string::npos) << out.str();
 }
+
+// A --device all report holds each backend once per device: figures pair up device by device.
+TEST(Diff, PairsFiguresOfTheSameDevice)
+{
+    Report a, b;
+    WorkflowResult d0 = result("bandwidth", 10, 0.01), d1 = result("bandwidth", 30, 0.01);
+    d1.device.ordinal = 1;
+    a.results = {d0, d1};
+    d0.figures[0].stats = summarize({9.99, 10.0, 10.01});
+    d1.figures[0].stats = summarize({29.99, 30.0, 30.01});
+    b.results = {d1, d0}; // another order: the device, not the position, pairs them
+    const auto changes = compare_reports(a, b);
+    ASSERT_EQ(changes.size(), 2u);
+    for (const auto &c : changes)
+        EXPECT_FALSE(c.significant) << c.backend;
+    EXPECT_NE(changes[0].backend.find("(device 1)"), std::string::npos) << changes[0].backend;
+    EXPECT_EQ(changes[1].backend.find("(device"), std::string::npos) << changes[1].backend;
+}

@@ -551,6 +551,75 @@ XFER_API xfer_status xfer_event_query(xfer_event e);
     has not completed yet), XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, float *ms);
 
+/* ------------------------------------------------- peer copies (several devices) */
+
+/*
+ * Copies between the device memory of two contexts bound to different devices of one backend
+ * (GPU to GPU), e.g. a context on device 0 and one on device 1, both opened with "pinned".
+ *
+ * Which path the bytes take: CUDA backends call cudaMemcpyPeerAsync. The first peer copy
+ * between a pair of devices enables peer access both ways (cudaDeviceEnablePeerAccess, once
+ * per pair and process) where cudaDeviceCanAccessPeer allows it; the copy then runs directly
+ * over NVLink or PCIe peer-to-peer. Where it does not allow it, cudaMemcpyPeerAsync stages the
+ * copy through host memory (the driver's own page-locked staging), correct but slower;
+ * xfer_device_can_access_peer tells the two cases apart. Host backend: the emulated devices
+ * (parameter `devices`, XFER_HOST_DEVICES) all live in host RAM; a peer copy is a memcpy on the
+ * stream's worker thread and every pair reports direct access.
+ *
+ * The stream `s` must belong to one of the two contexts. Its device's copy engine does the
+ * work and the copy is ordered after earlier work on `s` only: work queued on the other
+ * device that writes the source, or reads the destination, must be ordered with an event
+ * (xfer_event_record on that device's stream, then xfer_stream_wait_event(s, ...) with an
+ * event of s's context recorded after it, or a synchronisation).
+ *
+ * Both contexts must stay open, and both ranges alive and unmodified, until the copy is
+ * done; xfer_free of a buffer that a queued peer copy uses waits for it (CUDA backends also
+ * wait for the peer device's queued work), as for xfer_copy_async.
+ *
+ * Bad input is refused before anything is queued and leaves all state intact: a context of
+ * another backend, a stream of a third context, two contexts on the same device (use
+ * xfer_memcpy_async with XFER_COPY_DEVICE_TO_DEVICE there), a closed context.
+ */
+
+/** Queues a copy of `bytes` bytes from `src`, device memory of src_ctx's device, to `dst`,
+    device memory of dst_ctx's device, on stream `s` (of dst_ctx or src_ctx), and returns
+    without waiting. Maps to cudaMemcpyPeerAsync(dst, dst device, src, src device, bytes, s)
+    on CUDA backends (cudaMemcpyAsync with cudaMemcpyDefault where a pointer is managed or
+    mapped host memory, as the device views of managed and zerocopy are); host: memcpy on the
+    stream's worker thread.
+    Returns XFER_ERROR_INVALID_HANDLE (dst_ctx, src_ctx or s invalid or closed; the two
+    contexts of different backends; s of neither context), XFER_ERROR_INVALID_ARGUMENT (dst or
+    src NULL; both contexts on the same device), XFER_ERROR_INVALID_SIZE (bytes 0),
+    XFER_ERROR_NOT_SUPPORTED (the backend has no peer copies, e.g. a plugin built for plugin
+    ABI 1.0 or 1.1), XFER_ERROR_BACKEND (a native call failed, e.g. a pointer that is not memory of
+    its context's device: cudaErrorInvalidValue). Thread-safe. */
+XFER_API xfer_status xfer_memcpy_peer_async(xfer_context dst_ctx, void *dst, xfer_context src_ctx, const void *src,
+                                            size_t bytes, xfer_stream s);
+
+/** Queues a copy of bytes [src_offset, src_offset + bytes) of `src`'s device view to
+    [dst_offset, dst_offset + bytes) of `dst`'s device view, the buffers belonging to contexts
+    on different devices of one backend, on stream `s` (of either buffer's context); returns
+    without waiting. The host views are not touched. Maps to cudaMemcpyPeerAsync between the
+    device views on CUDA backends; host: memcpy on the stream's worker, which keeps both
+    buffers' memory alive until it has run (xfer_free is deferred in stream order).
+    Returns XFER_ERROR_INVALID_HANDLE (a buffer or s invalid or freed, its context closed; the
+    buffers' contexts of different backends; s of neither context), XFER_ERROR_INVALID_ARGUMENT
+    (both buffers' contexts on the same device), XFER_ERROR_INVALID_SIZE (bytes 0, or an
+    offset + bytes overflows), XFER_ERROR_OUT_OF_BOUNDS (dst_offset + bytes or src_offset +
+    bytes past the end of its buffer; the message names which), XFER_ERROR_NOT_SUPPORTED,
+    XFER_ERROR_BACKEND. Thread-safe. */
+XFER_API xfer_status xfer_copy_peer_async(xfer_buffer dst, size_t dst_offset, xfer_buffer src, size_t src_offset,
+                                          size_t bytes, xfer_stream s);
+
+/** Sets *can_access to 1 when ctx's device can read and write peer's device memory directly
+    (peer copies between them then go device to device without host staging), 0 when peer
+    copies between them are staged through host memory. Maps to cudaDeviceCanAccessPeer(ctx
+    device, peer device); host: always 1. Does not enable anything.
+    Returns XFER_ERROR_INVALID_HANDLE (ctx or peer invalid or closed, or of different
+    backends), XFER_ERROR_INVALID_ARGUMENT (can_access NULL; both on the same device),
+    XFER_ERROR_NOT_SUPPORTED, XFER_ERROR_BACKEND. Thread-safe. */
+XFER_API xfer_status xfer_device_can_access_peer(xfer_context ctx, xfer_context peer, int *can_access);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

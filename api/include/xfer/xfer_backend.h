@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 1
+#define XFER_BACKEND_ABI_MINOR 2
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -130,7 +130,7 @@ typedef struct xfer_backend_table {
         has not completed. */
     xfer_status (*event_elapsed_ms)(void *ctx, void *start, void *end, float *ms);
 
-    /* --- ABI 1.1 (optional; NULL in 1.0 plugins) --- */
+    /* --- ABI 1.1: registration (optional; a 1.0 plugin's table ends before them) --- */
     /** xfer_register: ptr non-NULL, bytes > 0, ptr + bytes does not overflow, flags
         XFER_REGISTER_* only (checked by the core). */
     xfer_status (*register_memory)(void *ctx, void *ptr, size_t bytes, unsigned flags);
@@ -139,6 +139,27 @@ typedef struct xfer_backend_table {
     xfer_status (*unregister_memory)(void *ctx, void *ptr);
     /** xfer_registration_get_stats: stats non-NULL (checked by the core). */
     xfer_status (*registration_stats)(void *ctx, xfer_registration_stats *stats);
+
+    /* --- ABI 1.2: several devices and peer copies (optional; a 1.0 or 1.1 plugin's table ends
+           before them) --- */
+    /** probe with the backend's effective parameters (as context_create gets them), for a
+        backend whose device count is a parameter (host: `devices`). When set, the core calls
+        it after probe and its answer wins. XFER_ERROR_CONFIG (with set_error naming the
+        parameter) makes the backend unavailable with that status and reason. */
+    xfer_status (*probe_params)(const xfer_backend_param_value *params, size_t param_count, int *device_count);
+    /** *can_access = 1 when ctx's device can access peer's memory directly, else 0. ctx and peer
+        are contexts of this backend on different devices (checked by the core). */
+    xfer_status (*device_can_access_peer)(void *ctx, void *peer, int *can_access);
+    /** dst in dst_ctx's device memory, src in src_ctx's, different devices, bytes > 0; `stream`
+        belongs to `stream_ctx`, which is dst_ctx or src_ctx (all checked by the core). */
+    xfer_status (*memcpy_peer_async)(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
+                                     void *stream_ctx, void *stream);
+    /** Device view to device view of two buffers of contexts on different devices; offsets and
+        bytes within both buffers (checked by the core). Must keep both buffers' memory alive
+        until the copy has run, as buffer_copy_async does. */
+    xfer_status (*buffer_copy_peer_async)(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx,
+                                          void *src_buf, size_t src_offset, size_t bytes, void *stream_ctx,
+                                          void *stream);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

@@ -27,8 +27,28 @@ xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context
 }
 
 xfer_status wait_for_queued_work(const Context &ctx) noexcept {
-    return check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)",
-                 ctx.device);
+    if (auto st = check(cudaDeviceSynchronize(),
+                        "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)", ctx.device)) {
+        return st;
+    }
+    const std::uint64_t peers = ctx.peer_devices.load();
+    if (peers == 0) {
+        return XFER_SUCCESS;
+    }
+    for (int d = 0; d < 64; ++d) {
+        if ((peers >> d & 1u) == 0) {
+            continue;
+        }
+        if (auto st = check(cudaSetDevice(d), "cudaSetDevice(%d)", d)) {
+            return st;
+        }
+        if (auto st = check(cudaDeviceSynchronize(),
+                            "cudaDeviceSynchronize (device %d: waiting for peer copies that use device %d's buffer "
+                            "before freeing it)", d, ctx.device)) {
+            return st;
+        }
+    }
+    return activate(ctx);  // the release runs with the buffer's device current
 }
 
 xfer_status context_destroy(void *ctx) {

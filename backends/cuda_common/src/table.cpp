@@ -1,6 +1,7 @@
 #include "xfer_cuda/backend.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/entries.hpp"
+#include "xfer_cuda/peer.hpp"
 #include "xfer_cuda/registration.hpp"
 
 namespace xfer::cuda {
@@ -30,6 +31,9 @@ void fill_common_entries(xfer_backend_table &t) noexcept {
     t.register_memory = register_memory;
     t.unregister_memory = unregister_memory;
     t.registration_stats = registration_stats;
+    t.device_can_access_peer = device_can_access_peer;
+    t.memcpy_peer_async = memcpy_peer_async;
+    t.buffer_copy_peer_async = buffer_copy_peer_async;
 }
 
 xfer_backend_table describe(const BackendDescription &d) noexcept {

@@ -152,6 +152,9 @@ FUNCTIONS = {
     "xfer_event_synchronize": (xfer_status, [xfer_event]),
     "xfer_event_query": (xfer_status, [xfer_event]),
     "xfer_event_elapsed_ms": (xfer_status, [xfer_event, xfer_event, P(c_float)]),
+    "xfer_memcpy_peer_async": (xfer_status, [xfer_context, c_void_p, xfer_context, c_void_p, c_size_t, xfer_stream]),
+    "xfer_copy_peer_async": (xfer_status, [xfer_buffer, c_size_t, xfer_buffer, c_size_t, c_size_t, xfer_stream]),
+    "xfer_device_can_access_peer": (xfer_status, [xfer_context, xfer_context, P(c_int)]),
 }
 
 # --------------------------------------------------------------------------- loading

@@ -10,6 +10,9 @@
  *   MOCK_NULL_REQUIRED   leave the required context_create entry NULL
  *   MOCK_DEVICE_COUNT    devices probe reports
  *   MOCK_UNRESOLVED      probe calls a function no library defines (linked without --no-undefined)
+ *   MOCK_REGISTER        with MOCK_FULL: the registration entries of plugin ABI 1.1 too
+ *   MOCK_PEER            with MOCK_FULL: the peer-copy entries of plugin ABI 1.2 too (and NULL
+ *                        registration entries unless MOCK_REGISTER)
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
@@ -316,6 +319,74 @@ static xfer_status mock_event_elapsed_ms(void *ctx, void *start, void *end, floa
     return XFER_SUCCESS;
 }
 
+#ifdef MOCK_REGISTER
+/* Registration entries (plugin ABI 1.1): bookkeeping of one range count, nothing is mapped. */
+static atomic_long g_registered_ranges;
+
+static xfer_status mock_register_memory(void *ctx, void *ptr, size_t bytes, unsigned flags) {
+    counted();
+    (void)ctx;
+    (void)ptr;
+    (void)bytes;
+    (void)flags;
+    atomic_fetch_add(&g_registered_ranges, 1);
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_unregister_memory(void *ctx, void *ptr) {
+    counted();
+    (void)ctx;
+    (void)ptr;
+    atomic_fetch_sub(&g_registered_ranges, 1);
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_registration_stats(void *ctx, xfer_registration_stats *stats) {
+    counted();
+    (void)ctx;
+    memset(stats, 0, sizeof *stats);
+    stats->registered_ranges = (uint64_t)atomic_load(&g_registered_ranges);
+    return XFER_SUCCESS;
+}
+#endif /* MOCK_REGISTER */
+
+#ifdef MOCK_PEER
+/* Peer entries (plugin ABI 1.2). The simulated topology: devices of equal parity reach each
+   other directly, others only through the host. The device of the context whose stream the
+   core passed is remembered for the tests. */
+static atomic_long g_last_peer_stream_device = -1;
+XFER_BACKEND_EXPORT long xfer_mock_last_peer_stream_device(void) { return atomic_load(&g_last_peer_stream_device); }
+
+static xfer_status mock_device_can_access_peer(void *ctx, void *peer, int *can_access) {
+    counted();
+    *can_access = ((mock_ctx *)ctx)->device % 2 == ((mock_ctx *)peer)->device % 2;
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
+                                          void *stream_ctx, void *stream) {
+    counted();
+    (void)dst_ctx;
+    (void)src_ctx;
+    (void)stream;
+    atomic_store(&g_last_peer_stream_device, ((mock_ctx *)stream_ctx)->device);
+    memmove(dst, src, bytes);
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_buffer_copy_peer_async(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx,
+                                               void *src_buf, size_t src_offset, size_t bytes, void *stream_ctx,
+                                               void *stream) {
+    counted();
+    (void)dst_ctx;
+    (void)src_ctx;
+    (void)stream;
+    atomic_store(&g_last_peer_stream_device, ((mock_ctx *)stream_ctx)->device);
+    memmove(((mock_buf *)dst_buf)->dev + dst_offset, ((mock_buf *)src_buf)->dev + src_offset, bytes);
+    return XFER_SUCCESS;
+}
+#endif /* MOCK_PEER */
+
 static const xfer_backend_param g_params[] = {
     {"chunk_size", "size", "8MiB", "bytes per staging chunk (mock: only echoed back)"},
     {"threads", "int", "2", "worker threads (mock: only echoed back)"},
@@ -371,6 +442,19 @@ static const xfer_backend_table g_table = {
     mock_event_elapsed_ms,
 #else
     NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+#endif
+#if defined(MOCK_REGISTER)
+    mock_register_memory,
+    mock_unregister_memory,
+    mock_registration_stats,
+#elif defined(MOCK_PEER)
+    NULL, NULL, NULL, /* register_memory, unregister_memory, registration_stats */
+#endif
+#ifdef MOCK_PEER
+    NULL, /* probe_params: the device count is MOCK_DEVICE_COUNT */
+    mock_device_can_access_peer,
+    mock_memcpy_peer_async,
+    mock_buffer_copy_peer_async,
 #endif
 };
 

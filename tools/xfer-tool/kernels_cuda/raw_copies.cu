@@ -1,5 +1,5 @@
 // The raw CUDA calls a user writes without xfer, for the side-by-side comparisons of
-// `bandwidth` and `bench` (see xfer_tool_kernels.h). Host code only; a .cu file so it shares the library's CUDA setup.
+// `bandwidth`, `peer` and `bench` (see xfer_tool_kernels.h). Host code only; a .cu file so it shares the library's CUDA setup.
 #include "xfer_tool_kernels.h"
 
 #include <cuda_runtime.h>
@@ -144,6 +144,19 @@ int xfer_tool_raw_memset_async(int device, void *ptr, int value, size_t bytes, v
         return failed(err, message, message_size, "cudaSetDevice(%d)", device);
     if (cudaError_t err = cudaMemsetAsync(ptr, value, bytes, static_cast<cudaStream_t>(stream)); err != cudaSuccess)
         return failed(err, message, message_size, "cudaMemsetAsync(%zu bytes, value %d)", bytes, value);
+    return 0;
+}
+
+int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device, const void *src, int src_device,
+                                    size_t bytes, void *stream, char *message, size_t message_size)
+{
+    if (cudaError_t err = cudaSetDevice(stream_device); err != cudaSuccess)
+        return failed(err, message, message_size, "cudaSetDevice(%d)", stream_device);
+    if (cudaError_t err = cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
+                                              static_cast<cudaStream_t>(stream));
+        err != cudaSuccess)
+        return failed(err, message, message_size, "cudaMemcpyPeerAsync(%zu bytes, device %d <- device %d)", bytes,
+                      dst_device, src_device);
     return 0;
 }
 

@@ -8,7 +8,7 @@
  * cudaError_t of the launch as an int (0 = success); xfer_tool_cuda_error_string() names it.
  * Kernels work on float arrays of `n` elements with grid-stride loops (any n).
  *
- * The raw calls (xfer_tool_raw_*) are what a user writes without xfer; `bandwidth` and
+ * The raw calls (xfer_tool_raw_*) are what a user writes without xfer; `bandwidth`, `peer` and
  * `bench` time them next to xfer's calls on the same memory. They queue on `stream` without
  * waiting, never throw, and return the cudaError_t of the first failing call (0 = success); on
  * failure they write "<call>(<arguments>): <cudaErrorName>: <description> (<code>)" into
@@ -29,8 +29,9 @@ extern "C" {
 #define XFER_TOOL_KERNELS_API
 #endif
 
-/** Interface version; the tool refuses a library that reports another one. */
-#define XFER_TOOL_KERNELS_ABI 3
+/** Interface version; the tool refuses a library that reports another one. 4: version 2 plus
+    bench's raw calls (memcpy loop, per-call time, memset) and peer's raw peer copy. */
+#define XFER_TOOL_KERNELS_ABI 4
 
 XFER_TOOL_KERNELS_API int xfer_tool_kernels_abi(void);
 
@@ -88,6 +89,13 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_call_ns(int device, void *dst, co
 XFER_TOOL_KERNELS_API int xfer_tool_raw_memset_async(int device, void *ptr, int value, size_t bytes, void *stream,
                                                      char *message, size_t message_size);
 
+/** cudaSetDevice(stream_device), then cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
+    stream): the raw call the `peer` workflow times next to xfer_memcpy_peer_async. Peer access
+    is whatever the process has enabled (xfer enables it once per pair). */
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device,
+                                                          const void *src, int src_device, size_t bytes,
+                                                          void *stream, char *message, size_t message_size);
+
 /* Symbol names the tool looks up. */
 #define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
 #define XFER_TOOL_SYM_ERROR_STRING "xfer_tool_cuda_error_string"
@@ -100,6 +108,7 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memset_async(int device, void *ptr, int 
 #define XFER_TOOL_SYM_RAW_MEMCPY_LOOP "xfer_tool_raw_memcpy_loop"
 #define XFER_TOOL_SYM_RAW_MEMCPY_CALL_NS "xfer_tool_raw_memcpy_call_ns"
 #define XFER_TOOL_SYM_RAW_MEMSET_ASYNC "xfer_tool_raw_memset_async"
+#define XFER_TOOL_SYM_RAW_MEMCPY_PEER_ASYNC "xfer_tool_raw_memcpy_peer_async"
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -65,7 +65,9 @@ const std::vector<OptionSpec> &run_specs()
          "(XFER_BACKEND, the config file's backend key, else the first available of pinned, pageable, managed, "
          "zerocopy, host); for compare: every available backend, less the emulated host backend when a real "
          "device is present"},
-        {"device", "", "N", "-1", "", "device index; -1 = XFER_DEVICE / the config file's device key / 0"},
+        {"device", "", "N|all", "-1", "",
+         "device index; -1 = XFER_DEVICE / the config file's device key / 0; 'all' = every device of each backend, "
+         "reported per device (peer runs once per backend: it covers every device pair itself)"},
         {"size", "s", "SIZE", "256MiB", "16MiB",
          "data size of roundtrip, sync-async, vector-add (per array), overlap (in total) and access"},
         {"sizes", "", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16",
@@ -197,7 +199,8 @@ void set_option(RunOptions &o, const std::string &name, const std::vector<std::s
         if (o.all_backends && !o.backends.empty())
             throw UsageError(where + ": 'all' cannot be combined with backend names", "");
     } else if (name == "device") {
-        o.device = static_cast<int>(parse_int(v, where, -1));
+        o.all_devices = v == "all";
+        o.device = o.all_devices ? -1 : static_cast<int>(parse_int(v, where, -1));
     } else if (name == "size") {
         o.size = parse_size_option(v, where);
     } else if (name == "sizes") {
@@ -255,13 +258,14 @@ std::vector<std::string> resolve_workflows(const std::vector<std::string> &names
         if (required)
             throw UsageError(std::string(command) + " needs a workflow: all, " + known, try_hint(command));
         for (const Workflow &w : all_workflows())
-            out.push_back(w.name);
+            if (w.in_all)
+                out.push_back(w.name);
         return out;
     }
     for (const std::string &name : items) {
         if (name == "all") {
             for (const Workflow &w : all_workflows())
-                if (std::find(out.begin(), out.end(), w.name) == out.end())
+                if (w.in_all && std::find(out.begin(), out.end(), w.name) == out.end())
                     out.push_back(w.name);
             continue;
         }
@@ -546,7 +550,7 @@ std::string run_help(const char *command)
         name.resize(12, ' ');
         text << "  " << name << w.summary << "\n";
     }
-    text << "  all         every workflow above, in this order\n\n" << run_description(command);
+    text << "  all         every workflow above but peer, in this order\n\n" << run_description(command);
     return text.str();
 }
 

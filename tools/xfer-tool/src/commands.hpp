@@ -21,7 +21,7 @@ int run_workflows(const RunOptions &options, bool compare);
 int run_plot(const PlotOptions &options);
 int run_diff(const DiffOptions &options);
 // `xfer-tool bench`: parses its own options (bench/bench_command.cpp); throws UsageError.
-int run_bench_command(const std::vector<std::string> &args);
+int run_bench_command(const std::vector<std::string> &args, const std::string &command_line);
 
 // "1.0.0" of the libxfer loaded at run time, or "unknown".
 std::string library_version();

@@ -64,22 +64,26 @@ bool figure_changed(const Stats &a, const Stats &b, double min_relative)
 
 std::vector<FigureChange> compare_reports(const Report &a, const Report &b)
 {
-    using Key = std::tuple<std::string, std::string, std::string, std::string, std::uint64_t>;
+    // The device is part of the key: a --device all report holds each backend once per device.
+    using Key = std::tuple<std::string, std::string, int, std::string, std::string, std::uint64_t>;
     std::map<Key, const Stats *> first;
     for (const WorkflowResult &r : a.results)
         for (const Figure &f : r.figures)
             if (f.stats)
-                first.emplace(Key{r.workflow, r.backend, f.name, f.unit, f.bytes}, &*f.stats);
+                first.emplace(Key{r.workflow, r.backend, r.device.ordinal, f.name, f.unit, f.bytes}, &*f.stats);
     std::vector<FigureChange> changes;
     for (const WorkflowResult &r : b.results)
         for (const Figure &f : r.figures) {
             if (!f.stats)
                 continue;
-            auto it = first.find(Key{r.workflow, r.backend, f.name, f.unit, f.bytes});
+            auto it = first.find(Key{r.workflow, r.backend, r.device.ordinal, f.name, f.unit, f.bytes});
             if (it == first.end())
                 continue;
             const Stats &sa = *it->second, &sb = *f.stats;
-            FigureChange c{r.workflow, r.backend, f.name, f.unit, f.bytes, sa.median, sb.median, 0, false, false};
+            // Device 0 (the usual single-device report) keeps the plain backend name.
+            const std::string backend =
+                r.device.ordinal == 0 ? r.backend : r.backend + " (device " + std::to_string(r.device.ordinal) + ")";
+            FigureChange c{r.workflow, backend, f.name, f.unit, f.bytes, sa.median, sb.median, 0, false, false};
             c.change = sa.median != 0 ? (sb.median - sa.median) / sa.median : 0.0;
             c.significant = figure_changed(sa, sb);
             const bool higher_is_better = f.unit == "GB/s" || f.unit == "x";

@@ -46,6 +46,11 @@ class Kernels {
                                       std::size_t calls, const Stream &s) = 0;
     // cudaMemsetAsync of a device range, queued on s:
     virtual void raw_memset_async(void *ptr, int value, std::size_t bytes, const Stream &s) = 0;
+
+    // cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes) on s, whose device is
+    // stream_device (`peer` workflow); the host kernels throw NOT_SUPPORTED here too.
+    virtual void raw_memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device, std::size_t bytes,
+                                       int stream_device, const Stream &s) = 0;
 };
 
 // Host kernels run as stream-ordered host functions (xfer_stream_launch_host_func): on the

@@ -45,6 +45,8 @@ class CudaKernels final : public Kernels {
         raw_memcpy_loop_ = symbol<decltype(xfer_tool_raw_memcpy_loop)>(XFER_TOOL_SYM_RAW_MEMCPY_LOOP);
         raw_memcpy_call_ns_ = symbol<decltype(xfer_tool_raw_memcpy_call_ns)>(XFER_TOOL_SYM_RAW_MEMCPY_CALL_NS);
         raw_memset_async_ = symbol<decltype(xfer_tool_raw_memset_async)>(XFER_TOOL_SYM_RAW_MEMSET_ASYNC);
+        raw_memcpy_peer_async_ =
+            symbol<decltype(xfer_tool_raw_memcpy_peer_async)>(XFER_TOOL_SYM_RAW_MEMCPY_PEER_ASYNC);
         if (int abi = abi_(); abi != XFER_TOOL_KERNELS_ABI)
             throw XferError(XFER_ERROR_BACKEND_ABI, "CUDA kernels library '" + path_.string() + "' has interface " +
                                                         std::to_string(abi) + ", xfer-tool needs " +
@@ -107,6 +109,14 @@ class CudaKernels final : public Kernels {
     {
         char message[320] = "";
         raw_checked(raw_memset_async_(device_, ptr, value, bytes, native(s), message, sizeof message), message);
+    }
+    void raw_memcpy_peer_async(void *dst, int dst_device, const void *src, int src_device, std::size_t bytes,
+                               int stream_device, const Stream &s) override
+    {
+        char message[320] = "";
+        raw_checked(raw_memcpy_peer_async_(stream_device, dst, dst_device, src, src_device, bytes, native(s), message,
+                                           sizeof message),
+                    message);
     }
 
   private:
@@ -176,6 +186,7 @@ class CudaKernels final : public Kernels {
     decltype(xfer_tool_raw_memcpy_loop) *raw_memcpy_loop_ = nullptr;
     decltype(xfer_tool_raw_memcpy_call_ns) *raw_memcpy_call_ns_ = nullptr;
     decltype(xfer_tool_raw_memset_async) *raw_memset_async_ = nullptr;
+    decltype(xfer_tool_raw_memcpy_peer_async) *raw_memcpy_peer_async_ = nullptr;
 };
 
 } // namespace

@@ -64,7 +64,7 @@ class HostKernels final : public Kernels {
     }
 
     // The host backend's raw equivalent is a plain std::memcpy on the calling thread
-    // (raw_copy.cpp, bench/raw_path.cpp), not a stream operation.
+    // (raw_copy.cpp, peer.cpp, bench/raw_path.cpp), not a stream operation.
     void raw_memcpy_async(void *, const void *, std::size_t, xfer_direction, const Stream &) override
     {
         no_cuda_call("raw_memcpy_async");
@@ -83,6 +83,10 @@ class HostKernels final : public Kernels {
         no_cuda_call("raw_memcpy_call_ns");
     }
     void raw_memset_async(void *, int, std::size_t, const Stream &) override { no_cuda_call("raw_memset_async"); }
+    void raw_memcpy_peer_async(void *, int, const void *, int, std::size_t, int, const Stream &) override
+    {
+        no_cuda_call("raw_memcpy_peer_async");
+    }
 
   private:
     [[noreturn]] static void no_cuda_call(const char *what)

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         case Command::diff:
             return run_diff(inv.diff);
         case Command::bench:
-            return run_bench_command(inv.bench_args);
+            return run_bench_command(inv.bench_args, inv.run.command_line);
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());

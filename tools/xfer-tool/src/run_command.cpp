@@ -15,6 +15,8 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 namespace xfer_tool {
 
@@ -69,6 +71,30 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
     return names;
 }
 
+// --device all: every device of the backend ("" = the library's choice, resolved by opening
+// it once). Otherwise the one device the options name.
+std::vector<int> devices_to_run(const std::string &backend, const RunOptions &o)
+{
+    if (!o.all_devices)
+        return {o.device};
+    std::string name = backend;
+    if (name.empty())
+        name = Context("", -1).backend();
+    int count = 0;
+    check(xfer_backend_count(&count), "xfer_backend_count");
+    for (int i = 0; i < count; ++i) {
+        xfer_backend_info info{};
+        check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
+        if (name == info.name && info.available) {
+            std::vector<int> devices;
+            for (int d = 0; d < info.device_count; ++d)
+                devices.push_back(d);
+            return devices;
+        }
+    }
+    return {0}; // not found or unavailable: opening device 0 reports why
+}
+
 void report_problem(Progress &progress, const WorkflowResult &r)
 {
     if (r.verification.state != Verification::State::failed && r.error.empty())
@@ -81,8 +107,8 @@ void report_problem(Progress &progress, const WorkflowResult &r)
         std::fprintf(stderr, "xfer-tool: %s on %s: error: %s\n", r.workflow.c_str(), r.backend.c_str(), r.error.c_str());
 }
 
-void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tracer, Progress &progress,
-                    Report &report, ReportStream &stream)
+void run_on_backend(const std::string &backend, int device, bool first_device, const RunOptions &o, Tracer *tracer,
+                    Progress &progress, Report &report, ReportStream &stream)
 {
     // Each result is reported as soon as it is done (the table and CSV stream it).
     auto done = [&](WorkflowResult &&r) {
@@ -93,7 +119,7 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
     std::unique_ptr<Session> session;
     std::string open_error;
     try {
-        session = std::make_unique<Session>(backend, o.device, tracer);
+        session = std::make_unique<Session>(backend, device, tracer);
     } catch (const std::exception &e) {
         open_error = e.what();
     }
@@ -104,6 +130,8 @@ void run_on_backend(const std::string &backend, const RunOptions &o, Tracer *tra
     }
     for (const std::string &wf_name : o.workflows) {
         const Workflow *wf = find_workflow(wf_name);
+        if (!wf->in_all && !first_device)
+            continue; // peer covers every device pair from the first device's run
         progress.begin_step(wf_name + " on " + name);
         WorkflowResult r;
         r.workflow = wf_name;
@@ -152,11 +180,18 @@ int run_workflows(const RunOptions &o, bool compare)
     }
     try {
         const std::vector<std::string> backends = backends_to_run(o, compare);
+        std::vector<std::pair<std::string, std::vector<int>>> runs;
+        std::size_t steps = 0;
+        for (const std::string &backend : backends) {
+            runs.emplace_back(backend, devices_to_run(backend, o));
+            steps += runs.back().second.size() * o.workflows.size();
+        }
         stream->begin(report);
         Progress progress(!o.quiet && Progress::stderr_is_terminal());
-        progress.set_total(static_cast<int>(backends.size() * o.workflows.size()));
-        for (const std::string &backend : backends)
-            run_on_backend(backend, o, trace, progress, report, *stream);
+        progress.set_total(static_cast<int>(steps));
+        for (const auto &[backend, devices] : runs)
+            for (std::size_t i = 0; i < devices.size(); ++i)
+                run_on_backend(backend, devices[i], i == 0, o, trace, progress, report, *stream);
         progress.clear();
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());

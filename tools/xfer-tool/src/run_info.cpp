@@ -61,18 +61,9 @@ int current_numa_node()
     return static_cast<int>(node);
 }
 
-// The library's parameters as xfer-tool list shows them, then the tool's own run options.
+// The tool's own run options, after the library's parameters.
 void add_config(RunInfo &info, const RunOptions &o)
 {
-    int count = 0;
-    if (xfer_param_count(&count) == XFER_SUCCESS) {
-        for (int i = 0; i < count; ++i) {
-            xfer_param_info p{};
-            if (xfer_param_get_info(i, &p) != XFER_SUCCESS)
-                continue;
-            info.config.push_back({p.section, p.name, p.value, param_source_name(p.source)});
-        }
-    }
     auto add = [&](const char *name, const std::string &value) { info.config.push_back({"xfer-tool", name, value, ""}); };
     std::string list;
     for (const std::string &d : o.directions)
@@ -178,16 +169,32 @@ std::string shell_command_line(const std::vector<std::string> &argv)
     return out;
 }
 
-RunInfo collect_run_info(const RunOptions &o)
+RunInfo collect_machine_info(const std::string &command_line, std::uint64_t seed)
 {
     RunInfo info;
     info.time = utc_now();
     info.host = host_name();
-    info.command_line = o.command_line;
+    info.command_line = command_line;
     info.commit = build_commit();
     info.cpu_model = cpu_model();
     info.cpu_numa_node = current_numa_node();
-    info.seed = std::to_string(o.seed);
+    info.seed = std::to_string(seed);
+    // The library's parameters as xfer-tool list shows them.
+    int count = 0;
+    if (xfer_param_count(&count) == XFER_SUCCESS) {
+        for (int i = 0; i < count; ++i) {
+            xfer_param_info p{};
+            if (xfer_param_get_info(i, &p) != XFER_SUCCESS)
+                continue;
+            info.config.push_back({p.section, p.name, p.value, param_source_name(p.source)});
+        }
+    }
+    return info;
+}
+
+RunInfo collect_run_info(const RunOptions &o)
+{
+    RunInfo info = collect_machine_info(o.command_line, o.seed);
     add_config(info, o);
     return info;
 }

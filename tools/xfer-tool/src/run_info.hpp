@@ -17,6 +17,8 @@ namespace xfer_tool {
 // library's effective configuration (xfer_param_get_info); a library that cannot tell leaves
 // it out rather than failing the run.
 RunInfo collect_run_info(const RunOptions &options);
+// The same without the run options (a command with options of its own, bench, adds them).
+RunInfo collect_machine_info(const std::string &command_line, std::uint64_t seed);
 
 // argv joined with shell quoting where a word needs it: what to type to run it again.
 std::string shell_command_line(const std::vector<std::string> &argv);

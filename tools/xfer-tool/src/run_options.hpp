@@ -22,6 +22,7 @@ struct RunOptions {
     std::vector<std::string> backends;    // explicit names; empty: the library's choice
     bool all_backends = false;            // --backend all
     int device = -1;                      // -1: XFER_DEVICE / config file / 0
+    bool all_devices = false;             // --device all: every device of each backend
     std::uint64_t size = 256ull << 20;    // roundtrip, sync-async, vector-add, overlap (total), access
     std::vector<std::uint64_t> sizes;     // bandwidth sweep
     int repeats = 20;                     // at most this many timed repeats (exactly, when fixed_repeats)

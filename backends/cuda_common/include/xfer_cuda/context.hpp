@@ -2,7 +2,9 @@
 // every CUDA backend shares for probing and opening a device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include <cuda_runtime_api.h>
@@ -36,6 +38,13 @@ struct Context {
     // The backend's own path for copies between pageable host memory and device memory, or
     // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
     virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
+
+    // Devices (ordinals < 64) whose streams were given peer copies that use this context's
+    // memory (peer.cpp); wait_for_queued_work waits for them too. Only ever grows.
+    mutable std::atomic<std::uint64_t> peer_devices{0};
+    void note_peer_device(int device) const noexcept {
+        if (device >= 0 && device < 64) peer_devices.fetch_or(std::uint64_t{1} << device);
+    }
 
     // Releases what the context made beyond the base (the pageable staging engine), with the
     // device current; context_destroy calls it before deleting the context.
@@ -94,7 +103,8 @@ xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context
 // for the whole device to go idle (cudaDeviceSynchronize) before releasing: this also covers
 // kernels the application queued on its own streams using the buffer, and pageable host memory,
 // whose free() the driver would not order. Freeing is not on the copy path, so the stall is
-// the price of never having a use-after-free.
+// the price of never having a use-after-free. Devices whose streams ran peer copies on this
+// context's memory (Context::peer_devices) are waited for as well.
 xfer_status wait_for_queued_work(const Context &ctx) noexcept;
 
 // context_destroy entry shared by all CUDA backends (the core has already released every

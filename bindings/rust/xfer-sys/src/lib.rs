@@ -198,6 +198,9 @@ extern "C" {
     pub fn xfer_event_synchronize(e: xfer_event) -> xfer_status;
     pub fn xfer_event_query(e: xfer_event) -> xfer_status;
     pub fn xfer_event_elapsed_ms(start: xfer_event, end: xfer_event, ms: *mut c_float) -> xfer_status;
+    pub fn xfer_memcpy_peer_async(dst_ctx: xfer_context, dst: *mut c_void, src_ctx: xfer_context, src: *const c_void, bytes: usize, s: xfer_stream) -> xfer_status;
+    pub fn xfer_copy_peer_async(dst: xfer_buffer, dst_offset: usize, src: xfer_buffer, src_offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
+    pub fn xfer_device_can_access_peer(ctx: xfer_context, peer: xfer_context, can_access: *mut c_int) -> xfer_status;
 }
 
 #[cfg(test)]

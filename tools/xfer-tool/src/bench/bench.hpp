@@ -75,6 +75,7 @@ std::string ratio_text(const BenchRow &row);
 
 struct BenchReport {
     std::string tool_version, library_version;
+    RunInfo run; // the metadata of every report (run_info.hpp), bench's options in its config
     std::optional<DeviceSummary> device; // of the first backend opened; none when none was
     int repeats = 0, warmup = 0;
     std::uint64_t seed = 0;

@@ -6,6 +6,7 @@
 #include "bench/targets.hpp"
 #include "commands.hpp"
 #include "report/report.hpp"
+#include "run_info.hpp"
 
 #include "text_table.hpp"
 
@@ -187,7 +188,7 @@ int exit_status(const BenchReport &report)
 
 } // namespace
 
-int run_bench_command(const std::vector<std::string> &args)
+int run_bench_command(const std::vector<std::string> &args, const std::string &command_line)
 {
     BenchOptions o;
     if (!parse(args, o))
@@ -214,6 +215,17 @@ int run_bench_command(const std::vector<std::string> &args)
     report.repeats = o.repeats;
     report.warmup = o.warmup;
     report.seed = o.seed;
+    report.run = collect_machine_info(command_line, o.seed);
+    auto option = [&](const char *name, const std::string &value) {
+        report.run.config.push_back({"xfer-tool", name, value, ""});
+    };
+    std::string names;
+    for (const TargetSpec *t : targets)
+        names += (names.empty() ? "" : ",") + t->name;
+    option("targets", names);
+    option("repeats", std::to_string(o.repeats));
+    option("warmup", std::to_string(o.warmup));
+    option("config", o.config);
     {
         Progress progress(!o.quiet && Progress::stderr_is_terminal());
         progress.set_total(static_cast<int>(targets.size()));

@@ -215,13 +215,7 @@ json row_json(const BenchRow &row)
 
 json device_json(const std::optional<DeviceSummary> &d)
 {
-    if (!d)
-        return nullptr;
-    return {{"name", d->name},
-            {"kind", d->kind},
-            {"ordinal", d->ordinal},
-            {"pcie_link", d->pcie_link.empty() ? json(nullptr) : json(d->pcie_link)},
-            {"pci_bus_id", d->pci_bus_id}};
+    return d ? device_to_json(*d) : json(nullptr);
 }
 
 } // namespace
@@ -232,6 +226,7 @@ nlohmann::json bench_to_json(const BenchReport &report)
     Report envelope;
     envelope.tool_version = report.tool_version;
     envelope.library_version = report.library_version;
+    envelope.run = report.run;
     json j = report_to_json(envelope);
     j["units"]["us"] = "microseconds";
     json rows = json::array();

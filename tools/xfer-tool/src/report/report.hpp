@@ -23,6 +23,8 @@ void write_table(std::ostream &out, const Report &report, TableStyle style = Tab
 void write_csv(std::ostream &out, const Report &report);
 // with_samples: every figure carries "values", its raw samples (--samples).
 nlohmann::json report_to_json(const Report &report, bool with_samples = false);
+// A result's "device" object (bench's too).
+nlohmann::json device_to_json(const DeviceSummary &device);
 
 // The pieces of the table and CSV, for writing them as results arrive (ReportStream).
 void write_table_header(std::ostream &out, const Report &report);

@@ -62,6 +62,23 @@ json run_to_json(const RunInfo &run)
             {"config", config}};
 }
 
+} // namespace
+
+json device_to_json(const DeviceSummary &d)
+{
+    return {{"name", d.name},
+            {"kind", d.kind},
+            {"ordinal", d.ordinal},
+            {"pcie_link", d.pcie_link.empty() ? json(nullptr) : json(d.pcie_link)},
+            {"pci_bus_id", d.pci_bus_id},
+            {"driver_version", text_or_null(d.driver_version)},
+            {"runtime_version", text_or_null(d.runtime_version)},
+            {"numa_node", node_or_null(d.numa_node)},
+            {"buffer_numa_node", node_or_null(d.buffer_numa_node)}};
+}
+
+namespace {
+
 json result_to_json(const WorkflowResult &r, bool with_samples)
 {
     json params = json::object();
@@ -73,16 +90,7 @@ json result_to_json(const WorkflowResult &r, bool with_samples)
     return {
         {"workflow", r.workflow},
         {"backend", r.backend},
-        {"device",
-         {{"name", r.device.name},
-          {"kind", r.device.kind},
-          {"ordinal", r.device.ordinal},
-          {"pcie_link", r.device.pcie_link.empty() ? json(nullptr) : json(r.device.pcie_link)},
-          {"pci_bus_id", r.device.pci_bus_id},
-          {"driver_version", text_or_null(r.device.driver_version)},
-          {"runtime_version", text_or_null(r.device.runtime_version)},
-          {"numa_node", node_or_null(r.device.numa_node)},
-          {"buffer_numa_node", node_or_null(r.device.buffer_numa_node)}}},
+        {"device", device_to_json(r.device)},
         {"parameters", params},
         {"figures", figures},
         {"verification",

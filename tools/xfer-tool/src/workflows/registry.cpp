@@ -20,6 +20,9 @@ const std::vector<Workflow> &all_workflows()
         {"batching", "--copies small copies of --copy-size: one call each, one batch call, one coalesced copy",
          run_batching},
         {"access", "a kernel reading device-visible memory coalesced and with a --stride", run_access},
+        {"peer", "device-to-device copies of --size between every pair of devices of the backend, both "
+                 "directions, xfer against the raw peer copy (not in 'all': needs two devices)",
+         run_peer, false},
     };
     return list;
 }

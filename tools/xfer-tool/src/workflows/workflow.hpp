@@ -22,6 +22,9 @@ struct Workflow {
     const char *name;
     const char *summary; // one line for --help
     void (*run)(WorkflowRun &run);
+    // Part of `all` (and of compare's default). peer is not: it needs two devices of one backend,
+    // which most machines lack, and it measures every device pair whatever --device says.
+    bool in_all = true;
 };
 
 // All workflows in the order `run all` runs them.
@@ -36,5 +39,6 @@ void run_vector_add(WorkflowRun &run);
 void run_overlap(WorkflowRun &run);
 void run_batching(WorkflowRun &run);
 void run_access(WorkflowRun &run);
+void run_peer(WorkflowRun &run);
 
 } // namespace xfer_tool

@@ -1,0 +1,53 @@
+# SPDX-License-Identifier: Apache-2.0
+"""peer and --device all on the host backend with emulated devices (XFER_HOST_DEVICES)."""
+import json
+import os
+
+from tool_checks import expect, parse_args, run, validate_results
+
+args = parse_args()
+small = ["--size", "256KiB", "--repeats", "2", "--warmup", "1", "--seed", "7", "--format", "json"]
+
+# Three devices: six ordered pairs, each xfer, raw (memcpy) and the ratio, all verified.
+out = os.path.join(args.workdir, "peer.json")
+run(args.tool, ["run", "peer", "--backend", "host", "-o", out] + small, {"XFER_HOST_DEVICES": "3"})
+data = validate_results(out, args.schema)
+expect(len(data["results"]) == 1, "one result expected: %r" % [r["workflow"] for r in data["results"]])
+r = data["results"][0]
+expect(r["workflow"] == "peer" and r["verification"]["status"] == "passed", "peer: %r" % r["verification"])
+names = {f["name"] for f in r["figures"]}
+for src in range(3):
+    for dst in range(3):
+        if src == dst:
+            continue
+        pair = "peer %d->%d" % (src, dst)
+        for name in (pair, "raw " + pair, pair + " xfer / raw"):
+            expect(name in names, "missing figure %r in %r" % (name, sorted(names)))
+rates = [f for f in r["figures"] if f["name"] == "peer 0->1" and f["unit"] == "GB/s"]
+expect(rates and rates[0]["samples"] == 2 and rates[0]["median"] > 0, "peer 0->1 GB/s: %r" % rates)
+
+# One device (the default): nothing to pair, reported, not an error.
+out1 = os.path.join(args.workdir, "peer1.json")
+run(args.tool, ["run", "peer", "--backend", "host", "-o", out1] + small, {"XFER_HOST_DEVICES": "1"})
+with open(out1) as f:
+    one = json.load(f)["results"][0]
+expect(one["verification"]["status"] == "not run", "one device: %r" % one["verification"])
+expect(any("no pair" in f["note"] for f in one["figures"]), "one device: %r" % one["figures"])
+
+# 'all' leaves peer out.
+outa = os.path.join(args.workdir, "all.json")
+run(args.tool, ["run", "all", "--backend", "host", "--sizes", "4KiB", "--copies", "8", "--batches", "2",
+                "-o", outa] + small, {"XFER_HOST_DEVICES": "2"})
+with open(outa) as f:
+    workflows = [x["workflow"] for x in json.load(f)["results"]]
+expect("peer" not in workflows and "roundtrip" in workflows, "all ran: %r" % workflows)
+
+# --device all: every workflow once per device, reported per device; peer once per backend.
+outd = os.path.join(args.workdir, "devices.json")
+run(args.tool, ["run", "roundtrip", "peer", "--backend", "host", "--device", "all", "-o", outd] + small,
+    {"XFER_HOST_DEVICES": "2"})
+data = validate_results(outd, args.schema)
+seen = [(x["workflow"], x["device"]["ordinal"]) for x in data["results"]]
+expect(seen == [("roundtrip", 0), ("peer", 0), ("roundtrip", 1)], "--device all ran: %r" % seen)
+expect(all(x["verification"]["status"] == "passed" for x in data["results"]), "not all verified")
+print("ok")
