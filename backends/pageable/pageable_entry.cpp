@@ -9,8 +9,8 @@ namespace {
 const BackendDescription k_backend{
     "pageable",
     "ordinary (pageable) host memory + cudaMalloc; large copies staged through page-locked slots by host "
-    "threads, asynchronously and in stream order",
-    XFER_CAP_ASYNC_COPY,  // the staging engine queues the copy and returns; the stream waits for the bytes
+    "threads, in stream order",
+    0,  // no XFER_CAP_ASYNC_COPY: by default (staging = sync) a staged copy returns when done or queued
     Requirement::none,
     k_buffers,
     k_params,

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <cstring>
+#include <string>
 #include <thread>
 
 #include "pageable_context.hpp"
@@ -10,10 +11,13 @@
 namespace xfer::cuda::pageable {
 
 const xfer_backend_param k_params[] = {
-    {"staging", "bool", "1",
-     "1: copies between pageable host memory and device memory of at least staged_min_bytes go through the "
-     "staging engine (host threads copy chunks into page-locked slots while the copy engine moves others; the "
-     "call returns at once and the stream waits for the bytes); 0: every copy goes straight to cudaMemcpyAsync"},
+    {"staging", "string", "sync",
+     "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
+     "through the staging engine (worker threads copy chunks into page-locked slots while the copy engine moves "
+     "others), the call returning once the bytes are in host memory (to host) or queued for DMA (to device); "
+     "async = the same but the call returns at once and the stream waits at a gate (stream memory operations): "
+     "do not combine with CUDA calls that wait for the whole device from other threads (first kernel launches "
+     "under lazy module loading, cudaFree); off = every copy goes straight to cudaMemcpyAsync"},
     {"staging_threads", "int", "0",
      "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most 16"},
     {"staging_slots", "int", "0",
@@ -52,13 +56,20 @@ xfer_status read(const xfer_backend_param_value *values, std::size_t count, cons
 }  // namespace
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
-    std::uint64_t staging = 0;
     std::uint64_t threads = 0;
     std::uint64_t slots = 0;
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
     // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
-    if (auto st = read(values, count, "staging", 0, 1, &staging)) return st;
+    std::string staging = k_params[0].default_value;  // "staging" is declared first
+    for (std::size_t i = 0; i < count; ++i) {
+        if (std::strcmp(values[i].name, "staging") == 0) {
+            staging = values[i].value;
+        }
+    }
+    if (staging != "sync" && staging != "async" && staging != "off") {
+        return fail(XFER_ERROR_CONFIG, "pageable: staging = '%s' is not one of sync, async, off", staging.c_str());
+    }
     if (auto st = read(values, count, "staging_threads", 0, 256, &threads)) return st;
     if (auto st = read(values, count, "staging_slots", 0, 4096, &slots)) return st;
     if (auto st = read(values, count, "chunk_size", 4096, 1ull << 30, &chunk)) return st;
@@ -75,8 +86,9 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
                     static_cast<unsigned long long>(threads));
     }
     auto ctx = std::make_unique<PageableContext>();
-    if (staging != 0) {
+    if (staging != "off") {
         EngineConfig config;
+        config.asynchronous = staging == "async";
         config.threads = threads;
         config.slots = slots;
         config.chunk_bytes = chunk;

@@ -27,6 +27,7 @@ struct StagingEngine::Job {
     bool ready = false;
     std::size_t next = 0;
     bool completed = false;
+    bool gated = false;  // asynchronous: the user's stream waits at `ticket`
     // Chunks whose work is finished (or skipped after a failure).
     std::atomic<std::size_t> done{0};
     // The first failure, which the stream reports (take_stream_error).
@@ -130,12 +131,15 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     std::shared_ptr<Job> job;
     try {
         job = std::make_shared<Job>();
-        job->ticket = gate_.acquire();
-        try {
-            job->start = gate_.acquire();
-        } catch (...) {
-            gate_.give_back(job->ticket);
-            throw;
+        job->gated = config_.asynchronous;
+        job->start = gate_.acquire();
+        if (job->gated) {
+            try {
+                job->ticket = gate_.acquire();
+            } catch (...) {
+                gate_.give_back(job->start);
+                throw;
+            }
         }
     } catch (const std::bad_alloc &) {
         return fail(XFER_ERROR_OUT_OF_MEMORY, "staged copy of %zu bytes: out of host memory for its bookkeeping",
@@ -157,7 +161,9 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
             host_writes_.begin(stream);
         }
     } catch (const std::bad_alloc &) {
-        gate_.give_back(job->ticket);
+        if (job->gated) {
+            gate_.give_back(job->ticket);
+        }
         gate_.give_back(job->start);
         return fail(XFER_ERROR_OUT_OF_MEMORY, "staged copy of %zu bytes: out of host memory for its bookkeeping",
                     bytes);
@@ -172,12 +178,17 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
         if (dir == XFER_TO_HOST) {
             host_writes_.end(stream);
         }
-        gate_.give_back(job->ticket);
+        if (job->gated) {
+            gate_.give_back(job->ticket);
+        }
         gate_.give_back(job->start);
         return fail(XFER_ERROR_BACKEND, "cuStreamWriteValue32 (the start of a staged copy of %zu bytes, in stream "
                     "order): CUresult %d", bytes, signalled);
     }
     work_.notify_one();  // a sleeping worker starts polling for it
+    if (!job->gated) {
+        return finish_synchronously(*job, taken);
+    }
     if (auto st = gate_.hold(stream, job->ticket)) {
         // The copy will still run when the stream reaches it; without the gate nothing later
         // on the stream would wait for it, so this call waits instead.
@@ -365,7 +376,11 @@ void StagingEngine::chunk_done(Job &j) noexcept {
 }
 
 void StagingEngine::complete(Job &j) noexcept {
-    if (j.dir == XFER_TO_DEVICE) {
+    if (!j.gated) {
+        if (j.dir == XFER_TO_HOST) {
+            host_writes_.end(j.stream);
+        }
+    } else if (j.dir == XFER_TO_DEVICE) {
         // Every DMA of the job is queued on h2d_ (each worker counted its chunk after queuing
         // it): the stream opens the gate once they are done.
         const int r = gate_.open_from_stream(h2d_, j.ticket);
@@ -381,7 +396,8 @@ void StagingEngine::complete(Job &j) noexcept {
     }
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (j.failed.load(std::memory_order_acquire)) {
+        if (j.gated && j.failed.load(std::memory_order_acquire)) {
+            // Asynchronous: no call is left to return it; the stream reports it.
             std::lock_guard<std::mutex> error_lock(j.error_mutex);
             try {
                 stream_errors_.emplace(j.stream, std::make_pair(j.error, j.message));
@@ -393,6 +409,36 @@ void StagingEngine::complete(Job &j) noexcept {
         --in_flight_;
     }
     idle_.notify_all();
+}
+
+xfer_status StagingEngine::finish_synchronously(Job &job, bool *taken) noexcept {
+    wait_for(job);
+    *taken = true;
+    if (job.failed.load(std::memory_order_acquire)) {
+        std::lock_guard<std::mutex> lock(job.error_mutex);
+        return fail(job.error, "%s", job.message.c_str());
+    }
+    if (job.dir == XFER_TO_HOST) {
+        return XFER_SUCCESS;  // every byte is in the user's memory
+    }
+    // Every DMA of the job is queued on h2d_: later work on the user's stream waits for them
+    // through an event, a dependency CUDA sees (no gate).
+    cudaEvent_t queued = nullptr;
+    if (auto st = check(cudaEventCreateWithFlags(&queued, cudaEventDisableTiming),
+                        "cudaEventCreateWithFlags (the end of a staged copy's DMAs)")) {
+        (void)cudaStreamSynchronize(h2d_);
+        return st;
+    }
+    xfer_status st = check(cudaEventRecord(queued, h2d_), "cudaEventRecord (the end of a staged copy's DMAs)");
+    if (st == XFER_SUCCESS) {
+        st = check(cudaStreamWaitEvent(job.stream, queued, 0), "cudaStreamWaitEvent (the stream waits for a staged "
+                   "copy's DMAs)");
+    }
+    if (st != XFER_SUCCESS) {
+        (void)cudaStreamSynchronize(h2d_);
+    }
+    (void)cudaEventDestroy(queued);  // released by CUDA once the record has completed
+    return st;
 }
 
 void StagingEngine::wait_for(const Job &job) noexcept {

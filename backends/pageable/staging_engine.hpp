@@ -2,7 +2,10 @@
 // The pageable backend's staging engine: copies between pageable host memory and device memory
 // at page-locked speed, truly asynchronous and in stream order.
 //
-// How a staged copy runs. At call time three things are queued and the call returns:
+// Two modes (EngineConfig::asynchronous). In both the workers below do the copying and the
+// copy starts when the user's stream reaches it.
+//
+// How an asynchronous staged copy runs. At call time three things are queued and the call returns:
 //   1. on the user's stream, a write of a *ready* flag (StreamGate::signal_from_stream) when
 //      the stream reaches it, so the copy starts after all earlier work on that stream (e.g.
 //      a to-host copy into the same host range). A worker polls the flags of queued copies.
@@ -17,6 +20,11 @@
 // (cuStreamWriteValue32 after the DMAs). To the host: cudaMemcpyAsync into a slot on the
 // engine's D2H stream, wait for it, memcpy into the user's memory; the worker that copies the
 // last chunk opens the gate from the host.
+// Why the gate is not the default: while it holds a stream, the copy can only finish through
+// the workers' CUDA calls, and a CUDA call that waits for the whole context while holding the
+// runtime's lock (a kernel's first launch under lazy module loading, cudaFree, cudaFreeHost)
+// made by any thread then blocks those calls: a deadlock, seen on the H200 with a kernel
+// launched between two staged copies. The synchronous mode holds no stream.
 // The slots and the threads are made at the first staged copy and reused for the context's
 // life, never per copy.
 #pragma once
@@ -42,6 +50,11 @@
 namespace xfer::cuda::pageable {
 
 struct EngineConfig {
+    // false ("sync", the default): the call returns once the bytes are in the user's memory
+    // (to host) or queued behind the engine's DMAs with the stream made to wait for them by an
+    // event (to device); no gate holds the stream, so no CUDA call of another thread can get
+    // stuck behind it. true ("async"): the call returns at once and a gate holds the stream.
+    bool asynchronous = false;
     std::size_t threads = 0;           // workers (resolved: never 0 here)
     std::size_t slots = 0;             // page-locked slots, shared out among the workers
     std::size_t chunk_bytes = 0;       // bytes per slot and largest chunk
@@ -86,6 +99,7 @@ private:
     void chunk_done(Job &job) noexcept;
     void complete(Job &job) noexcept;
     void wait_for(const Job &job) noexcept;
+    xfer_status finish_synchronously(Job &job, bool *taken) noexcept;
 
     const Context &owner_;
     HostWriteTracker &host_writes_;

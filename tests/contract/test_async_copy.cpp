@@ -1,6 +1,7 @@
-// Backends with XFER_CAP_ASYNC_COPY (host, pageable, pinned, managed) promise more than stream order: a buffer
+// Backends with XFER_CAP_ASYNC_COPY (host, pinned, managed) promise more than stream order: a buffer
 // copy is queued and xfer_copy_async returns before it has run. Backends without the cap may
-// copy it at call time (zero-copy moves nothing), so this suite runs only where the cap is set.
+// return only once the copy is done or queued (pageable with staging = sync), so this suite runs
+// only where the cap is set.
 #include "contract_fixture.hpp"
 
 namespace xfer_contract {

@@ -73,7 +73,7 @@ TEST_P(PluginTable, ImplementsEveryEntry) {
 
 TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {
     const std::map<std::string, unsigned> expected = {
-        {"pageable", XFER_CAP_ASYNC_COPY},  // the staging engine queues and returns
+        {"pageable", 0u},  // staging = sync by default: a staged copy returns when done or queued
         {"pinned", XFER_CAP_ASYNC_COPY},
         {"managed", XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY},
         {"zerocopy", XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY},
@@ -104,7 +104,7 @@ TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     EXPECT_STREQ("batch_staging", p[6].name);
     EXPECT_STREQ("batch_host_threads", p[7].name);
     const char *const names[] = {"staging", "staging_threads", "staging_slots", "chunk_size", "staged_min_bytes"};
-    const char *const types[] = {"bool", "int", "int", "size", "size"};
+    const char *const types[] = {"string", "int", "int", "size", "size"};
     for (std::size_t i = 0; i < 5; ++i) {
         EXPECT_STREQ(names[i], p[i].name);
         EXPECT_STREQ(types[i], p[i].type);
@@ -147,11 +147,11 @@ TEST(PluginTablePageable, RefusesFewerSlotsThanWorkers) {
         << xfer_test::captured_error().message;
 }
 
-TEST(PluginTablePageable, AcceptsStagingZeroToTurnTheEngineOff) {
+TEST(PluginTablePageable, AcceptsStagingOffToTurnTheEngineOff) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
     xfer_test::reset_captured_error();
-    const xfer_backend_param_value values[] = {{"staging", "0"}, {"chunk_size", "4096"}};
+    const xfer_backend_param_value values[] = {{"staging", "off"}, {"chunk_size", "4096"}};
     void *ctx = nullptr;
     const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
     // The values pass; what follows depends on the machine: a context where there is a
@@ -172,7 +172,8 @@ TEST(PluginTablePageable, HelpSaysWhatTheStagingParametersDo) {
     const std::string staging_help = plugin.table->params[0].help;
     const std::string threads_help = plugin.table->params[1].help;
     const std::string slots_help = plugin.table->params[2].help;
-    EXPECT_NE(std::string::npos, staging_help.find("0: every copy goes straight")) << staging_help;
+    EXPECT_NE(std::string::npos, staging_help.find("off = every copy goes straight")) << staging_help;
+    EXPECT_NE(std::string::npos, staging_help.find("async")) << staging_help;
     EXPECT_NE(std::string::npos, threads_help.find("0 = one per hardware thread")) << threads_help;
     EXPECT_NE(std::string::npos, slots_help.find("page-locked")) << slots_help;
 }

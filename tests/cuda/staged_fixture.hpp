@@ -23,7 +23,7 @@ struct StagingCase {
     const char *staging_threads;   // nullptr: the declared default (auto)
     const char *chunk_size;        // nullptr: the declared default
     std::size_t chunk_bytes;       // what chunk_size means, for sizes around it
-    const char *staging = nullptr;           // "0": the engine off (the direct path)
+    const char *staging = nullptr;           // nullptr: sync (the default); "async"; "off": the direct path
     const char *staging_slots = nullptr;     // nullptr: the declared default (auto)
     const char *staged_min_bytes = nullptr;  // "0": every copy staged, the smallest too
 };
@@ -95,14 +95,15 @@ protected:
     xfer_stream stream_ = nullptr;
 };
 
-// Default configuration; small chunks (many per copy) with as many slots as workers and
-// every copy staged, the smallest too; one worker with chunks that are not a power of two;
-// the engine off (the direct path).
+// Default configuration (sync); the asynchronous mode; small chunks (many per copy) with as
+// many slots as workers and every copy staged, the smallest too, asynchronously; one worker
+// with chunks that are not a power of two; the engine off (the direct path).
 inline const StagingCase kStagingCases[] = {
     {"default", nullptr, nullptr, 4u << 20},
-    {"chunk1MiB_threads3_slots3_all_staged", "3", "1MiB", 1u << 20, nullptr, "3", "0"},
+    {"async", nullptr, nullptr, 4u << 20, "async"},
+    {"async_chunk1MiB_threads3_slots3_all_staged", "3", "1MiB", 1u << 20, "async", "3", "0"},
     {"chunk700KiB_threads1", "1", "700KiB", 700u << 10},
-    {"staging_off", nullptr, nullptr, 4u << 20, "0"},
+    {"staging_off", nullptr, nullptr, 4u << 20, "off"},
 };
 
 // gtest prints the case by its label, not as raw bytes.

@@ -26,17 +26,21 @@
  *  - An *_async call returns without waiting for the copy. Its source and destination
  *    must stay alive and unmodified until an event recorded after it, or a stream
  *    synchronisation, reports that it is done. This holds for pageable (ordinary) host
- *    memory exactly as for page-locked memory: on the pageable backend a large copy is
- *    staged later, by the staging engine's threads, when the stream reaches it.
+ *    memory exactly as for page-locked memory. On the pageable backend a large copy waits
+ *    for the stream to reach it and returns once it is done (to host) or queued for DMA (to
+ *    device) with its default staging = sync; with staging = async it returns at once and
+ *    the staging engine's threads move it when the stream reaches it.
  *  - Pageable host memory and host functions: a copy reading pageable memory sees what host
  *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
  *    earlier copies to the host) wrote into it. Host functions launched directly on the
  *    native stream are invisible to xfer: queue them through xfer to keep this promise.
- *  - The pageable backend's staging engine finishes a staged copy with CUDA calls on its own
- *    threads. A CUDA call that waits for the whole device while holding the runtime's lock
- *    (cudaFree, cudaFreeHost) made by another thread while a staged copy is queued can hold
- *    those calls up; free device memory after synchronising the streams that copy into it,
- *    as xfer_free does (it waits with cudaDeviceSynchronize, which holds no such lock).
+ *  - pageable with staging = async: the staging engine finishes a staged copy with CUDA calls
+ *    on its own threads while a gate holds the stream. A CUDA call that waits for the whole
+ *    device while holding the runtime's lock, made by any thread while such a copy is queued
+ *    (a kernel's first launch under lazy module loading, cudaFree, cudaFreeHost), blocks
+ *    those calls: a deadlock. Use async only where such calls cannot happen meanwhile (e.g.
+ *    CUDA_MODULE_LOADING=EAGER, memory freed after synchronising); the default (sync) holds
+ *    no stream and has no such hazard.
  *  - Releasing with work still queued (the one rule for every backend): xfer_free,
  *    xfer_stream_destroy and xfer_close never release memory or a stream that queued work
  *    still uses -- buffer copies and raw copies (xfer_memcpy_async, xfer_memcpy_batch_async)
@@ -366,9 +370,11 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     written by the host until the copy is known complete (event or stream synchronisation).
     Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync;
     pageable = the staging engine for copies of at least its staged_min_bytes (host threads
-    copy chunks through page-locked slots, cudaMemcpyAsync moves each slot; the stream waits
-    at a cuStreamWaitValue32 gate until the bytes have arrived), cudaMemcpyAsync for smaller
-    ones; managed = cudaMemPrefetchAsync to the device / to the host;
+    copy chunks through page-locked slots, cudaMemcpyAsync moves each slot; with staging = sync
+    the call returns once the bytes are in host memory / queued for DMA, the stream waiting
+    for the DMAs through an event; with staging = async at once, the stream waiting at a
+    cuStreamWaitValue32 gate), cudaMemcpyAsync for smaller ones; managed = cudaMemPrefetchAsync
+    to the device / to the host;
     zerocopy = nothing moves, only stream order is kept.
     Returns XFER_ERROR_INVALID_HANDLE (buf or s invalid, or from different contexts),
     XFER_ERROR_INVALID_ARGUMENT (dir not XFER_TO_DEVICE / XFER_TO_HOST),
@@ -389,7 +395,7 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     host pointers, or device pointers of this context's device) on stream `s`, and returns
     without waiting. Maps to cudaMemcpyAsync on CUDA backends; on the pageable backend a copy
     between pageable host memory and device memory of at least staged_min_bytes goes through
-    its staging engine instead (as xfer_copy_async), truly asynchronously and in stream order;
+    its staging engine instead (as xfer_copy_async), in stream order;
     host: memcpy on the stream's worker.
     pinned backend: a copy between unregistered host memory and device memory goes through the
     registration cache (the host range is page-locked once with cudaHostRegister, then copied
