@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # xfer_add_backend(<name> SOURCES ... [LIBRARIES ...])
 # Builds one plugin, libxfer-backend-<name>.so, into lib/xfer/ of the build and install trees.
 # A plugin sees the plugin ABI header only (xfer::api), never core headers.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Copies the shared libraries the build depends on but a bare GPU machine may lack next to
 # libxfer.so (Debian's static Boost is not PIC, so it cannot be linked into libxfer.so).
 # Binaries find them through RUNPATH $ORIGIN. Each copy takes the name the binaries ask for

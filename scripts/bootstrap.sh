@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs what building and testing xfer needs on Debian 12 / Ubuntu 22.04+ (apt), skipping
 # packages already present so a re-run needs no network and no root.
 # The CUDA toolkit is not installed here: when nvcc is found (PATH or /usr/local/cuda) the CUDA

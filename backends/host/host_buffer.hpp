@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host-backend buffer: two separate page-aligned host allocations, one playing the device.
 #pragma once
 

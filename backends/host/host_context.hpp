@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend's context: the emulated device's capacity and what is allocated on it.
 #pragma once
 

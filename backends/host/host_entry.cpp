@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend's plugin table: each entry checks nothing the core already validated
 // (see xfer_backend.h), does its work through the classes of this folder, and turns every
 // exception into a status through guarded().

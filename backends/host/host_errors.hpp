@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Error reporting for the host backend: the bridge to core->set_error and the one place where
 // C++ exceptions are turned into statuses, so none crosses the plugin boundary.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host-backend event. Each record creates a new marker that the stream's worker completes
 // when it reaches it; the event points at its latest marker, so re-recording moves the event
 // while waits queued earlier keep waiting for the record they saw (as cudaStreamWaitEvent does).

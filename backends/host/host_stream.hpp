@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host-backend stream: an in-order queue of tasks served by its own worker thread.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // XFER_ALLOC_* hints -> cudaMemAdvise on a managed allocation.
 #pragma once
 

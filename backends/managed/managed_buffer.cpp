@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "managed_buffer.hpp"
 
 #include "managed_advice.hpp"

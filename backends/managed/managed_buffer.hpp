@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The managed strategy's buffers: one cudaMallocManaged pointer for both views; copies are
 // prefetches.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin entry of the managed backend.
 #include "managed_buffer.hpp"
 #include "managed_context.hpp"

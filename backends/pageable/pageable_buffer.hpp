@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pageable strategy's buffers: ordinary page-aligned host memory beside a cudaMalloc
 // device view.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin entry of the pageable backend.
 #include "pageable_buffer.hpp"
 #include "pageable_context.hpp"

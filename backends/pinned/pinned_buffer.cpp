@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "pinned_buffer.hpp"
 
 #include "xfer_cuda/errors.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pinned strategy's buffers: a page-locked host view beside a cudaMalloc device view.
 #pragma once
 

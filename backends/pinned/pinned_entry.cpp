@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin entry of the pinned backend.
 #include "pinned_buffer.hpp"
 #include "pinned_context.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The zero-copy strategy's buffers: mapped page-locked host memory the device reaches over the bus.
 #pragma once
 

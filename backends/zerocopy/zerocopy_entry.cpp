@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin entry of the zero-copy backend.
 #include "xfer_cuda/backend.hpp"
 #include "zerocopy_buffer.hpp"

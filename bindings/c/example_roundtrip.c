@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A C99 program using xfer: random bytes to the device and back, compared.
  * The backend comes from XFER_BACKEND / XFER_CONFIG (xfer_open(NULL, -1, ...)), so the same
  * binary runs on host, pageable, pinned, managed or zerocopy without recompiling.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Enumeration of backends and configuration parameters.
 #include <xfer/xfer.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers: allocation, views, and copies between the host and the device view.
 #include <xfer/xfer.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xfer_open, xfer_close and the context queries.
 #include <xfer/xfer.h>
 

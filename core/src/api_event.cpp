@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: markers in a stream for completion and timing.
 #include <xfer/xfer.h>
 

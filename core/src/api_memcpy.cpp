@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Raw copies between user pointers, single and batched.
 #include <xfer/xfer.h>
 

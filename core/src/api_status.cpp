@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Version, status names and the last-error message: the entry points that need no backend.
 #include <xfer/xfer.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams: in-order queues of work.
 #include <xfer/xfer.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The effective configuration: XFER_CONFIG file + environment + what the found backends
 // declare, validated as a whole. Read afresh at every xfer_open, xfer_backend_count and
 // xfer_param_count, so a program sees changes to the file or the environment.

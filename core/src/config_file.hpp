@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading the XFER_CONFIG file: INI text with [sections], parsed by Boost.Program_options.
 #pragma once
 

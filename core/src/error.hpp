@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How the core reports failures internally (an exception carrying a status) and how the
 // C entry points turn them into a status plus xfer_last_error() (guard).
 #pragma once

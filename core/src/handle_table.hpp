@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A table of live objects of one kind, addressed by opaque 64-bit handles.
 //
 // Why not hand out raw pointers: a freed, never-created, foreign or wrong-kind handle must

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The calling thread's xfer_last_error() message, and the set_error service plugins use.
 #pragma once
 

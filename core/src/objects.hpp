@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The records behind the opaque handles, the tables that hold them, and the rules for
 // using them from many threads at once.
 //

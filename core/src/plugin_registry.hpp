@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Finding, loading and probing backend plugins.
 //
 // Plugins are loaded once per process (cached by canonical path) and never unloaded: CUDA

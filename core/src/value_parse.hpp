@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Parsing of configuration values by declared type: int, size, bool, string.
 #pragma once
 

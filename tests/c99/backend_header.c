@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The plugin ABI header must be C99 too: a backend may be written in C. */
 #include <xfer/xfer_backend.h>
 

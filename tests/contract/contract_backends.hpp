@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which backends the contract suite runs on: every backend the API reports available,
 // narrowed by XFER_TEST_BACKENDS=a,b when it is set.
 #pragma once

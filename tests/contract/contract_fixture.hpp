@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fixture every contract test runs in: a context on the backend under test (the test
 // parameter) and one stream, closed after the test. Helpers move data without kernels, so one
 // test body is valid on every backend.

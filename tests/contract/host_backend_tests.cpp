@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What only the host backend promises, on top of the contract suite (tests/contract): its
 // device_memory parameter, its device description, and that a throwing host function is
 // reported instead of ending the stream's worker thread.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host functions for stream tests: a gate that holds a stream until the test opens it, and a
 // sleeper. Queued through xfer_stream_launch_host_func, so they work on every backend (CUDA
 // runs them through cudaLaunchHostFunc).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Backends with XFER_CAP_ASYNC_COPY (host, pinned, managed) promise more than stream order: a buffer
 // copy is queued and xfer_copy_async returns before it has run. Backends without the cap may
 // return only once the copy is done or queued (pageable with staging = sync), so this suite runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Proves which backends the suite ran on. On the GPU machine CI sets
 // XFER_TEST_BACKENDS=host,pageable,pinned,managed,zerocopy: a backend that failed to load must
 // fail the run here instead of silently shrinking the suite.

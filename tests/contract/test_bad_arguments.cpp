@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Bad arguments: NULL outputs, zero and overflowing sizes, ranges past the end, unknown enum
 // and flag values, misuse of events, batches with a bad entry, out of memory, unknown
 // backends and devices. Each gets its specific status and a message that names the problem;

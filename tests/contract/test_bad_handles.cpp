@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Handles that are NULL, released, never created, of the wrong kind or of another context:
 // each call gets XFER_ERROR_INVALID_HANDLE with a message naming the kind of handle, and the
 // objects the test still holds keep working afterwards.

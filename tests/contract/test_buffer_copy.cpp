@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffer copies between the host view and the device view: whole, partial, synchronous,
 // and of awkward sizes. Each test is valid on every backend: where host and device view are
 // one memory (XFER_CAP_SHARED_VIEW) the expected contents follow that memory, and the copy

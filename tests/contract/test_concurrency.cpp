@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Several threads using one context at once, each with its own stream and buffer.
 #include "contract_fixture.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Contexts, device information, versions and status names.
 #include "contract_fixture.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test data helpers: random bytes and byte-for-byte comparison with a useful failure message.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events: completion, re-recording, elapsed time, and ordering between streams.
 #include "contract_fixture.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Releasing objects while work that uses them is still queued: deferred in stream order,
 // never a use-after-free (run under AddressSanitizer to prove it).
 #include "contract_fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xfer_memcpy_async with every kind, and xfer_memcpy_batch_async. Device pointers are buffers'
 // device views, so the same code reaches real device memory on CUDA backends.
 #include "contract_fixture.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams: completion queries, host functions in stream order, native handles, destruction.
 // Host functions stand in for kernels: they run on every backend (cudaLaunchHostFunc on CUDA).
 #include "contract_fixture.hpp"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DLIBRARY=<libxfer.so> -DNM=<nm> [-DALLOWED=<regex>] [-DREQUIRED=<a;b>] -P check_exports.cmake
 # Fails unless every dynamic symbol the library defines matches ALLOWED (default: an xfer_*
 # function, plus the version node XFER_1.0) and the REQUIRED symbols (default: the core entry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers and copies through the core with the mock backends: data round-trips, argument
 // validation before the backend, failures reported with messages, nothing leaked.
 #include <cstring>

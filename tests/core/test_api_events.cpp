@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Events through the core: flags, recording state, elapsed-time rules.
 #include "test_support.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Handle validation through the C API: NULL, garbage, freed, wrong-kind and foreign handles
 // give XFER_ERROR_INVALID_HANDLE with a message, never a crash, and never reach the backend.
 #include "test_support.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Streams through the core: lifecycle, queries, host functions, optional entries.
 #include "test_support.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which backend and device xfer_open picks: argument, XFER_BACKEND, config file, default order.
 #include "test_support.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Configuration through the C API: the parameter listing, file and environment overrides,
 // values reaching the backend, and errors that name the key, value and line.
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The INI parser: sections, comments, values, and errors that name the line.
 #include <gtest/gtest.h>
 

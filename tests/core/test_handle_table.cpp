@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The handle table: generations, kinds, garbage values, concurrent use.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin discovery and loading through the C API, with mock plugins of every failure kind.
 #include <xfer/xfer_backend.h>
 

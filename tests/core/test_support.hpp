@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the core's API tests: environment isolation, temporary config files,
 // mock plugin folders and the mock's counters.
 #pragma once

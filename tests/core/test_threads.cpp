@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many threads at once: data stays correct, races between use and release end in SUCCESS or
 // XFER_ERROR_INVALID_HANDLE (never a crash), and nothing leaks.
 #include <atomic>

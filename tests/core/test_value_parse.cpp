@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Configuration value parsing: sizes with units, ints, bools, canonical forms.
 #include <gtest/gtest.h>
 

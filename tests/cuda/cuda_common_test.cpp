@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Unit tests of the shared CUDA helper library: no device needed.
 #include <cstdio>
 #include <filesystem>

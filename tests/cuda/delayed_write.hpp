@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A host function for stream-order tests: queued on a stream, it sleeps long enough that a
 // copy queued right after it would certainly read (or the driver stage) its source first if
 // stream order were not kept, then writes the new bytes into that source.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Device properties, native streams and events of the CUDA backends against the CUDA runtime.
 #include <cctype>
 #include <cstring>

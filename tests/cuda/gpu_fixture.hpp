@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixture of the GPU tests: a context on device 0 of the backend under test and one stream.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel launched by the test on xfer_stream_native sees what a to-device copy queued before
 // it delivered, and a to-host copy queued after it returns the kernel's result: every backend.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Out-of-memory on every CUDA backend, and where managed memory lands.
 #include <cstring>
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xfer_memcpy_async and xfer_memcpy_batch_async between host memory and device views.
 #include <cstring>
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pageable backend's staged path: H2D and D2H of random bytes at sizes around its
 // thresholds, byte for byte, through buffers and raw copies, on one stream and on two streams
 // from two threads at once. Each direction is checked against the CUDA runtime's own copy.

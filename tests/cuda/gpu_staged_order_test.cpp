@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream order on the pageable staged path. H2D: the host threads read the pageable source
 // when the copy is called, so work queued earlier on the stream that writes the source must be
 // done first. D2H: the device bytes must be those of every earlier operation on the stream.

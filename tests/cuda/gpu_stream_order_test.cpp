@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Stream order holds on every backend, pageable included. The trap: the CUDA driver stages a
 // copy from pageable memory when the copy is *called*; a host function queued before it that
 // writes the source has not run yet, so a naive backend sends the old bytes.

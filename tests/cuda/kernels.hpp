@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Test kernels, launched on the cudaStream_t that xfer_stream_native hands out.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Without a usable GPU (no driver, or CUDA_VISIBLE_DEVICES= hiding every device, as the ctest
 // entry cuda_no_device does) each CUDA backend is listed as unavailable with the reason, xfer_open
 // refuses it with that reason, the host backend keeps working, and nothing prints or crashes.

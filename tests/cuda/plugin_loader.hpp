@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads a CUDA backend plugin directly (without libxfer) with core services that capture what
 // the plugin reports, to test the plugin side of the ABI on its own.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The plugin side of the ABI, loaded directly: what each CUDA backend's table declares.
 #include <cstring>
 #include <map>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fixture of the pageable staged-path GPU tests: a pageable context opened under one staging
 // configuration (set through the XFER_PAGEABLE_* environment variables the core reads at
 // xfer_open, restored right after), one stream, and checks that read the device through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared helpers of the CUDA test suite: random data, GPU presence, and handle cleanup.
 #pragma once
 

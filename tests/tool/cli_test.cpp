@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Command-line and configuration-file parsing of xfer-tool.
 #include "cli.hpp"
 

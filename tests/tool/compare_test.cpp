@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // compare's recommendations and side-by-side table.
 #include "compare.hpp"
 

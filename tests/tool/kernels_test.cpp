@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The kernels: host versions on the host backend, and loading the CUDA kernels library.
 #include "kernels.hpp"
 #include "xfer_tool_kernels.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gnuplot data and script that `plot` writes (the drawing itself is a CTest).
 #include "plot.hpp"
 

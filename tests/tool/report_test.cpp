@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report formatting: table, CSV and JSON of one hand-built report, and JSON read back.
 #include "report/report.hpp"
 

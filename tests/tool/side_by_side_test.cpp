@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bandwidth's side-by-side comparison with the raw call: the ratio figures, their rows in the
 // run and compare tables, and the host backend's raw copy (std::memcpy between the views).
 #include "compare.hpp"

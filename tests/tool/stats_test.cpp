@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // min / median / max of repeated measurements.
 #include "stats.hpp"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Bad command lines exit 2 with a message that says what is wrong; a backend that does not
 exist exits 3 naming it."""
 from tool_checks import expect, parse_args, run

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`xfer-tool compare`: every available backend, side-by-side table, a recommendation per pattern."""
 import os
 import re

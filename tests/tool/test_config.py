@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """--config: the library reads the same file (its backend key picks the backend)."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A corrupted result (test hook XFER_TOOL_CORRUPT flips one byte) is a failed verification:
 exit status 1, the first mismatching index and values on stderr and in the report."""
 import json

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`xfer-tool list`: backends with availability, devices, effective configuration."""
 from tool_checks import expect, parse_args, run
 

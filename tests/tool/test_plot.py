@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`xfer-tool plot`: PNG and SVG from a JSON report (gnuplot), and clear errors."""
 import os
 

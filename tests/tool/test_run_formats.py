@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """`xfer-tool run all --backend host` in table, CSV and JSON: every workflow runs and verifies;
 JSON matches the schema; nothing on stderr when it is not a terminal (no progress, no errors)."""
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """--trace: Chrome Trace Event JSON, one process per backend and one track (tid) per stream."""
 import json
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared helpers of the xfer-tool end-to-end tests: run the binary, validate its outputs.
 
 Every test script takes --tool (the xfer-tool binary), --schema (results.schema.json) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome Trace Event JSON structure written by the tracer.
 #include "trace.hpp"
 

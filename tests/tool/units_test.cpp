@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Size parsing and printing, rates and number formatting of xfer-tool's reports.
 #include "units.hpp"
 

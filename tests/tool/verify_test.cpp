@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Verification of results, the random data it regenerates, and the corruption test hook.
 #include "random_data.hpp"
 #include "verify.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xfer_backend.h -- the plugin ABI that xfer backends implement.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "xfer_cuda/backend.hpp"
 #include "xfer_cuda/guard.hpp"
 #include "xfer_cuda/packed_batch.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "xfer_cuda/context.hpp"
 
 #include "xfer_cuda/errors.hpp"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * A mock backend built as real shared libraries in several variants (see CMakeLists.txt),
  * so that every path of the core's plugin loader and dispatcher is tested without a GPU:

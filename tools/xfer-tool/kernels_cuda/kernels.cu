@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA versions of xfer-tool's workflow kernels (see xfer_tool_kernels.h).
 #include "xfer_tool_kernels.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The raw CUDA calls a user writes without xfer, for the side-by-side comparisons of
 // `bandwidth`, `peer` and `bench` (see xfer_tool_kernels.h). Host code only; a .cu file so it shares the library's CUDA setup.
 #include "xfer_tool_kernels.h"

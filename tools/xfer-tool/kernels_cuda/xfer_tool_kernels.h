@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xfer_tool_kernels.h -- the C interface of libxfer-tool-kernels-cuda.so, the CUDA versions of
  * xfer-tool's workflow kernels. xfer-tool loads the library at run time (Boost.DLL) only for a

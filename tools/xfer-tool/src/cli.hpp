@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The command line of xfer-tool (Boost.Program_options):
 //   xfer-tool list | run WORKFLOW... | compare [WORKFLOW...] | plot FILE -o IMAGE | diff A.json B.json | bench
 // Each sub-command is one parse_* function and one row of the table in parse_command_line.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sub-commands behind main(); each returns the process exit status.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `compare`: the side-by-side table of every backend's medians and one recommendation per
 // transfer pattern, derived from the workflow results of one run.
 #pragma once

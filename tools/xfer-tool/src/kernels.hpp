@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workflows' device kernels, in a host version and a CUDA version picked by the context's
 // device kind. The library itself stays free of compute: kernels live with the tool.
 //

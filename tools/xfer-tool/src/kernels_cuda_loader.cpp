@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loads the CUDA kernels library at run time, so xfer-tool starts (and runs the host backend)
 // on machines without libcudart.
 #include "kernels.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Host versions of the workflow kernels, queued with xfer_stream_launch_host_func so they run
 // in stream order on the host backend's worker thread (its "device").
 #include "kernels.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xfer-tool list`: every backend found (available or not, and why), the devices, and the
 // effective configuration parameters with value, source and help (as libfabric's fi_info).
 #include "commands.hpp"

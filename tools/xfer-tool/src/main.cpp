@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xfer-tool: runs the standard transfer workflows against the xfer backends and reports what
 // each memory strategy costs on this machine. See `xfer-tool --help`.
 #include "commands.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `plot`: bandwidth against transfer size, one line per backend and direction, drawn by
 // gnuplot (the Debian package gnuplot-nox): the tool writes the data and a script, then runs
 // gnuplot as a subprocess. XFER_TOOL_GNUPLOT names another gnuplot executable.

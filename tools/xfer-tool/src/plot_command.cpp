@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xfer-tool plot RESULTS.json -o FILE.png|.svg`, `plot --kind overlap TRACE.json -o FILE.png`
 // and `xfer-tool diff A.json B.json`: the commands that read files written by earlier runs.
 #include "commands.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A one-line progress indicator on stderr for long runs, shown only when stderr is a terminal
 // (and not --quiet): logs and CI output stay clean.
 #pragma once

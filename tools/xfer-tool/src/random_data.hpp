@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Random test data (never zeros) that can be regenerated from its seed, so large results are
 // verified chunk by chunk without keeping a second copy of the input.
 #pragma once

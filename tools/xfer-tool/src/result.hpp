@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a workflow produces: the one model every report format (table, CSV, JSON) writes.
 #pragma once
 

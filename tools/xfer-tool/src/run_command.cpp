@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `xfer-tool run` and `xfer-tool compare`: every requested workflow on every requested
 // backend, then the report (and trace). A failure in one workflow is reported and the others
 // still run; the exit status says the worst that happened.

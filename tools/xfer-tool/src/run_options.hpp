@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Options of `run` and `compare`, after parsing (cli.cpp documents each with its default).
 #pragma once
 

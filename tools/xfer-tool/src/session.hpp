@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One backend context with what every workflow needs alongside it: device description,
 // kernels for its device kind, and the timeline that times (and traces) stream work.
 #pragma once

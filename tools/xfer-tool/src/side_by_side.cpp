@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "side_by_side.hpp"
 
 #include "workflows/workflow_support.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // xfer against the raw call it wraps, measured interleaved in one repeats loop and reported as
 // ratios: the machines are noisy and absolute times drift (DESIGN.md, "Measuring"), but two
 // calls timed back to back see the same machine.

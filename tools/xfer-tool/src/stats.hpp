@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Minimum / median / maximum, mean and standard deviation over repeated measurements: what
 // every report shows.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Column-aligned plain-text tables for the readable reports.
 #pragma once
 

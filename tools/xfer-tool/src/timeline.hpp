@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Times stream work with events and, when tracing, places it on the trace's common timeline.
 //
 // Every timed operation is a span: begin() records an event on the stream, the caller queues

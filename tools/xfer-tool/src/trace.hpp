@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Chrome Trace Event output (--trace FILE): every copy, kernel and prefetch of a run as a
 // complete ("X") event, one process per backend context and one track (tid) per stream, so
 // Perfetto or chrome://tracing shows where copies and kernels overlap.

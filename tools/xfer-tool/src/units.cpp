@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "units.hpp"
 
 #include "value_parse.hpp" // the library's grammar (xfer_config_grammar)

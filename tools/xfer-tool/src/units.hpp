@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Sizes and rates as users type and read them. GB/s = 10^9 B/s; KiB/MiB/GiB = 2^10/2^20/2^30 B;
 // KB/MB/GB = 10^3/10^6/10^9 B, as in the library's configuration.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Verification of workflow results against host-computed references.
 //
 // Test hook: with XFER_TOOL_CORRUPT set (to anything but "0") every check first flips one byte

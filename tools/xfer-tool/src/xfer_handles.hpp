@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The tool's names for the owning C++ handles: the public header-only layer <xfer/xfer.hpp>
 // (bindings/cpp), so the tool exercises what users get.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A CUDA backend described as data: what sets it apart from the other CUDA backends. Its plugin
 // entry point is then one line, `return plugin_table<its description>(core);`, and the shared
 // library supplies every entry of the table.

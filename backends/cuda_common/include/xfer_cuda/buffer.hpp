@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The views of a buffer as the CUDA backends lay them out, and the buffer strategy: the part of
 // a CUDA backend that is its own (how the views are allocated, released and copied between).
 #pragma once

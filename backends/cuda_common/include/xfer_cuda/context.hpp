@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A CUDA backend's context: one device, its properties that change behaviour, and the entries
 // every CUDA backend shares for probing and opening a device.
 #pragma once

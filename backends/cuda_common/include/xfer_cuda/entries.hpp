@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plugin-table entries that are the same for every CUDA backend, and the function that puts
 // them into a backend's table.
 #pragma once

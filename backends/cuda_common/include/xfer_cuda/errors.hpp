@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CUDA runtime error codes -> xfer_status, with messages that name the failing call.
 #pragma once
 

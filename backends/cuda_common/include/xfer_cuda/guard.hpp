@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Nothing may throw across the plugin ABI: every entry runs its body inside guarded(), or
 // inside on_device() when it works on a context.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Reading a backend's effective parameters (already validated by the core against the declared
 // type: ints and sizes arrive as decimal text).
 #pragma once

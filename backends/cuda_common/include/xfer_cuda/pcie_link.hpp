@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The current PCIe link of a device. The CUDA runtime has no call for it, so it is read from
 // Linux sysfs (current_link_speed / current_link_width of the device's PCI function).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What memory a raw pointer points at, as far as a copy is concerned, and whether a copy kind
 // fits the pointers.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Buffers whose two views are two allocations (pinned, pageable): the device view is cudaMalloc
 // memory, the host view comes from the backend's own host allocator.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The core's services as seen by one CUDA plugin, and the one way a plugin reports a failure.
 #pragma once
 

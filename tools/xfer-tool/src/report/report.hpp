@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report writers: a readable table (default), CSV (one row per figure) and JSON (one schema
 // for every workflow: schema/results.schema.json). Units are explicit in all three.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "compare.hpp"
 #include "report/report.hpp"
 #include "side_by_side.hpp"

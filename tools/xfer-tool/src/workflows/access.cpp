@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // access: a kernel reading device-visible memory coalesced (neighbouring threads read
 // neighbouring elements) and with a stride of --stride elements, and what reading data once
 // costs from where it starts.

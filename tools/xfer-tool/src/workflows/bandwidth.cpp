@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // bandwidth: H2D, D2H and bidirectional (both directions at once on two streams) over a size
 // sweep; warm-up, then min / median / max over the repeats, timed with events.
 //

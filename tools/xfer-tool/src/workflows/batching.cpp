@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // batching: many small host-to-device copies (--copies x --copy-size), issued three ways: one
 // xfer_memcpy_async call each, one xfer_memcpy_batch_async call, and one coalesced copy of the
 // same bytes. Time and GB/s of each, plus the host time spent issuing the calls.

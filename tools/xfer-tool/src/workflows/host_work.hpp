@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A fixed amount of host computation that the sync-async workflow runs between enqueueing a
 // copy and synchronising, to show how much of the copy the host can hide behind its own work.
 #pragma once

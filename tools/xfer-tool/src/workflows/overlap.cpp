@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // overlap: --batches batches of copy in -> scale kernel -> copy out, first serially on one
 // stream, then pipelined over --streams streams so copies in both directions and compute can
 // run at once. Reports both times, the speed-up and the overlap efficiency: the ideal pipelined

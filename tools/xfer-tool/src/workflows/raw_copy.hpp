@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The raw call a user writes without xfer to copy a buffer, on the same memory and a stream
 // of their own: what `bandwidth` measures xfer_copy_async against. Picked by what the backend
 // is (its device kind and caps), not by its name:

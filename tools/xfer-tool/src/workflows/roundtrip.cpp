@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // roundtrip: the host prepares random data, copies it to the device, the device computes an
 // element-wise square root, the result comes back and the host verifies it against its own.
 #include "random_data.hpp"

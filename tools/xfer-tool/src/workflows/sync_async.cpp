@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // sync-async: the same transfer issued blocking (xfer_copy) and on a stream (xfer_copy_async):
 // how long each call blocks the host, and the total when the host does a fixed amount of its
 // own work between enqueueing and synchronising. Shows what asynchronous copies buy, and that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // vector-add: c = a + b on the device, the unified-memory example of the tutorial this project
 // grew from. On backends whose host and device views are one memory (managed, zerocopy) the
 // kernel works on it directly, with no copies; elsewhere a and b go in and c comes back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The workflow registry: each workflow runs against one Session and fills one WorkflowResult.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Building blocks the workflows share: timed copies, residency of migrating (managed) memory,
 // repeats with warm-up, and figure construction.
 #pragma once
