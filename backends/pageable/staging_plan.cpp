@@ -29,6 +29,8 @@ namespace xfer::cuda::pageable {
 
 std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept {
     constexpr std::size_t page = 4096;
+    // One chunk per worker's share (capped by the slot). Four per worker was tried on the H200:
+    // 64 MiB gained ~10%, 256 MiB and 1 GiB lost 5-25% (docs/performance.md).
     const std::size_t share = bytes / std::max<std::size_t>(threads, 1);
     std::size_t chunk = std::max(share, k_min_chunk_bytes);
     chunk = (chunk + page - 1) / page * page;
