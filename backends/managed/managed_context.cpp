@@ -6,32 +6,21 @@
 #include "xfer_cuda/params.hpp"
 #include "xfer_cuda/services.hpp"
 
-// Each default is written once: the macro is both the declared text and the fallback.
-#define XFER_MANAGED_TO_HOST_DEFAULT "prefetch"
-#define XFER_MANAGED_CHUNK_DEFAULT 67108864
-#define XFER_MANAGED_STRINGIFY2(x) #x
-#define XFER_MANAGED_STRINGIFY(x) XFER_MANAGED_STRINGIFY2(x)
-
 namespace xfer::cuda::managed {
 
 const xfer_backend_param k_params[] = {
-    {"to_host", "string", XFER_MANAGED_TO_HOST_DEFAULT,
+    {"to_host", "string", "prefetch",
      "how xfer_copy_async(XFER_TO_HOST) moves managed memory: prefetch (cudaMemPrefetchAsync to the host), dma "
      "(copy into a device slot, discard-and-prefetch the pages to the host, one DMA back into them) or staged "
      "(one DMA into a page-locked slot, discard-and-prefetch, a host copy into the pages); see "
      "backends/managed/README.md"},
-    {"to_host_chunk", "size", XFER_MANAGED_STRINGIFY(XFER_MANAGED_CHUNK_DEFAULT),
+    {"to_host_chunk", "size", "67108864",
      "bytes per chunk (and per each of the 2 slots) of the dma and staged to-host methods"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
-    const char *method = XFER_MANAGED_TO_HOST_DEFAULT;
-    for (std::size_t i = 0; values != nullptr && i < count; ++i) {
-        if (values[i].name != nullptr && values[i].value != nullptr && std::strcmp(values[i].name, "to_host") == 0) {
-            method = values[i].value;
-        }
-    }
+    const char *method = param_text(k_params, k_param_count, values, count, "to_host");
     ToHost to_host = ToHost::prefetch;
     if (std::strcmp(method, "dma") == 0) {
         to_host = ToHost::dma;
@@ -42,7 +31,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     }
     std::uint64_t chunk = 0;
     // 2 MiB at least (one device page), 1 GiB at most (two slots are allocated).
-    if (auto st = param_u64("managed", values, count, "to_host_chunk", XFER_MANAGED_CHUNK_DEFAULT, 2u << 20,
+    if (auto st = param_u64("managed", k_params, k_param_count, values, count, "to_host_chunk", 2u << 20,
                             1ull << 30, &chunk)) {
         return st;
     }

@@ -36,22 +36,9 @@ const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
 
 namespace {
 
-// The core hands every declared parameter (its declared default where nothing overrides it);
-// a caller that hands fewer (a test, an older core) gets the declared default, parsed from
-// k_params like any value, so each default is written once. Defaults are therefore plain
-// decimals (sizes in bytes), which every version of the size grammar reads.
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {
-    std::uint64_t fallback = 0;
-    for (std::size_t i = 0; i < k_param_count; ++i) {
-        if (std::strcmp(k_params[i].name, name) == 0) {
-            const xfer_backend_param_value declared{name, k_params[i].default_value};
-            if (auto st = param_u64("pageable", &declared, 1, name, 0, min, max, &fallback)) {
-                return st;
-            }
-        }
-    }
-    return param_u64("pageable", values, count, name, fallback, min, max, out);
+    return param_u64("pageable", k_params, k_param_count, values, count, name, min, max, out);
 }
 
 }  // namespace
@@ -62,12 +49,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
     // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
-    std::string staging = k_params[0].default_value;  // "staging" is declared first
-    for (std::size_t i = 0; i < count; ++i) {
-        if (std::strcmp(values[i].name, "staging") == 0) {
-            staging = values[i].value;
-        }
-    }
+    const std::string staging = param_text(k_params, k_param_count, values, count, "staging");
     if (staging != "sync" && staging != "async" && staging != "off") {
         return fail(XFER_ERROR_CONFIG, "pageable: staging = '%s' is not one of sync, async, off", staging.c_str());
     }

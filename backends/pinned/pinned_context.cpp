@@ -4,21 +4,15 @@
 #include "xfer_cuda/params.hpp"
 #include "xfer_cuda/pointer_memory.hpp"
 
-// Each default is written once: the macro is both the declared text and the fallback.
-#define XFER_PINNED_CACHE_DEFAULT 4294967296
-#define XFER_PINNED_MIN_DEFAULT 1048576
-#define XFER_PINNED_STRINGIFY2(x) #x
-#define XFER_PINNED_STRINGIFY(x) XFER_PINNED_STRINGIFY2(x)
-
 namespace xfer::cuda::pinned {
 
 const xfer_backend_param k_params[] = {
-    {"registration_cache", "size", XFER_PINNED_STRINGIFY(XFER_PINNED_CACHE_DEFAULT),
+    {"registration_cache", "size", "4294967296",
      "byte limit of the registration cache: xfer_memcpy_async between unregistered user memory and device memory "
      "page-locks the user's range once (cudaHostRegister) and copies it as DMA; least-recently-used ranges are "
      "unregistered to stay under the limit. 0 turns the cache off (such copies then take the driver's pageable "
      "path after waiting for their stream)"},
-    {"registration_min", "size", XFER_PINNED_STRINGIFY(XFER_PINNED_MIN_DEFAULT),
+    {"registration_min", "size", "1048576",
      "copies smaller than this are not cached (registration costs ~55 ms per GiB, a small pageable copy less)"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
@@ -26,11 +20,11 @@ const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
     std::uint64_t limit = 0;
     std::uint64_t min_bytes = 0;
-    if (auto st = param_u64("pinned", values, count, "registration_cache", XFER_PINNED_CACHE_DEFAULT, 0,
+    if (auto st = param_u64("pinned", k_params, k_param_count, values, count, "registration_cache", 0,
                             std::uint64_t{1} << 50, &limit)) {
         return st;
     }
-    if (auto st = param_u64("pinned", values, count, "registration_min", XFER_PINNED_MIN_DEFAULT, 1,
+    if (auto st = param_u64("pinned", k_params, k_param_count, values, count, "registration_min", 1,
                             std::uint64_t{1} << 50, &min_bytes)) {
         return st;
     }
@@ -43,14 +37,12 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     return XFER_SUCCESS;
 }
 
-xfer_status PinnedContext::cache_pageable_copy(void *dst, const void *src, std::size_t bytes, cudaStream_t s,
-                                               bool *taken) const noexcept {
+xfer_status PinnedContext::cache_pageable_copy(void *dst, const void *src, std::size_t bytes, Memory to, Memory from,
+                                               cudaStream_t s, bool *taken) const noexcept {
     *taken = false;
     if (!cache) {
         return XFER_SUCCESS;
     }
-    const Memory to = classify(dst);
-    const Memory from = classify(src);
     const auto host_side = [](Memory m) { return m == Memory::pageable || m == Memory::pinned_host; };
     if (host_side(from) && to == Memory::device) {
         return cache->copy(dst, src, bytes, XFER_TO_DEVICE, from == Memory::pinned_host, s, taken);

@@ -97,15 +97,16 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
-        bool taken = false;
-        if (auto st = c.cache_pageable_copy(dst, src, bytes, s, &taken); st != XFER_SUCCESS || taken) {
-            return st;  // the pinned backend's registration cache queued it as DMA
-        }
+        // Each pointer is classified once (a driver query each) and the answer handed on.
         const Memory to = classify(dst);
         const Memory from = classify(src);
         if (const char *why = kind_mismatch(kind, to, from)) {
             return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
                         bytes, kind_name(kind), why, memory_name(to), memory_name(from));
+        }
+        bool taken = false;
+        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, s, &taken); st != XFER_SUCCESS || taken) {
+            return st;  // the pinned backend's registration cache queued it as DMA
         }
         if (to == Memory::pageable || from == Memory::pageable) {
             return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);

@@ -14,24 +14,17 @@
 #include "xfer_cuda/params.hpp"
 #include "xfer_cuda/slot_event.hpp"
 
-// Each default is written once: the macro is both the declared text and the fallback.
-#define XFER_BATCH_PACK_MAX_DEFAULT 32768
-#define XFER_BATCH_SLOT_DEFAULT 8388608
-#define XFER_BATCH_HOST_THREADS_DEFAULT 4
-#define XFER_STRINGIFY2(x) #x
-#define XFER_STRINGIFY(x) XFER_STRINGIFY2(x)
-
 namespace xfer::cuda {
 
 const xfer_backend_param k_batch_params[] = {
-    {"batch_pack_max", "size", XFER_STRINGIFY(XFER_BATCH_PACK_MAX_DEFAULT),
+    {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
      "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
-    {"batch_staging", "size", XFER_STRINGIFY(XFER_BATCH_SLOT_DEFAULT),
+    {"batch_staging", "size", "8388608",
      "bytes of each of the 2 staging slots of packed batches (page-locked host memory and device memory each, "
      "made at the context's first packed batch); a larger batch is packed in several groups"},
-    {"batch_host_threads", "int", XFER_STRINGIFY(XFER_BATCH_HOST_THREADS_DEFAULT),
+    {"batch_host_threads", "int", "4",
      "threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread plus "
      "threads started for the group when it holds at least 1 MiB); 1: the callback thread alone"},
 };
@@ -42,17 +35,17 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
     std::uint64_t slot = 0;
     std::uint64_t max_entry = 0;
     // A slot holds at least a page; at most 1 GiB (two of each kind are pinned / allocated).
-    if (auto st = param_u64(backend, values, count, "batch_staging", XFER_BATCH_SLOT_DEFAULT, 4096, 1ull << 30,
+    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_staging", 4096, 1ull << 30,
                             &slot)) {
         return st;
     }
     // An entry must fit an empty slot beside its descriptor: a quarter of a slot at most.
-    if (auto st = param_u64(backend, values, count, "batch_pack_max", XFER_BATCH_PACK_MAX_DEFAULT, 0, slot / 4,
+    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_pack_max", 0, slot / 4,
                             &max_entry)) {
         return st;
     }
     std::uint64_t threads = 0;
-    if (auto st = param_u64(backend, values, count, "batch_host_threads", XFER_BATCH_HOST_THREADS_DEFAULT, 1, 64,
+    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_host_threads", 1, 64,
                             &threads)) {
         return st;
     }

@@ -12,6 +12,7 @@
 #include <xfer/xfer_backend.h>
 
 #include "host_copy_hook.hpp"
+#include "pointer_memory.hpp"
 #include "registration.hpp"
 
 namespace xfer::cuda {
@@ -65,10 +66,12 @@ struct Context {
     // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused, so
     // that the pointer classifies as what it is now (batches call it for their host pointers).
     virtual void drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
-    // A raw copy between host memory and device memory (memcpy.cpp), offered to the backend's
+    // A raw copy between host memory and device memory (memcpy.cpp; `to`, `from`: what the
+    // pointers were classified as there), offered to the backend's
     // registration cache first: *taken true when it queued the copy itself.
     virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/,
-                                            cudaStream_t /*s*/, bool *taken) const noexcept {
+                                            Memory /*to*/, Memory /*from*/, cudaStream_t /*s*/,
+                                            bool *taken) const noexcept {
         *taken = false;
         return XFER_SUCCESS;
     }
