@@ -8,6 +8,8 @@
 #   compare  (scripts/compare-time-check.sh: compare with defaults <= 90 s)
 #   stress   (xfer_stress on every CUDA backend)
 #   faults   (the GPU fault tests of issue 10, xfer_cuda_fault_tests)
+#   chunks   (the pageable-vs-pinned rows again with smaller staging chunks: the mid-size
+#            pipeline-fill experiment of docs/performance.md)
 # At most 8 files come back from a device run: everything lands in OUT/proof as few files.
 # Usage: scripts/h200-proof.sh BUILD_DIR OUT_DIR [compare] [stress] [faults]
 set -u
@@ -48,6 +50,15 @@ for extra in "$@"; do
                 --watchdog 90 >>"$p/stress.txt" 2>&1
             echo "stress $b exit=$? $(tail -1 "$p/stress.txt")"
         done ;;
+    chunks)
+        step chunks
+        for c in 2MiB 1MiB 512KiB; do
+            echo "== chunk_size $c" >>"$p/chunks.txt"
+            XFER_PAGEABLE_CHUNK_SIZE=$c timeout 90 "$tool" bench --seed 1 --targets 'pageable-pinned-*' \
+                >>"$p/chunks.txt" 2>&1
+            echo "chunks $c exit=$?"
+        done
+        grep -E "^(==|\| pageable)" "$p/chunks.txt" ;;
     faults)
         step faults
         XFER_REQUIRE_GPU=1 timeout 200 "$build/bin/xfer_cuda_fault_tests" >"$p/faults.txt" 2>&1
