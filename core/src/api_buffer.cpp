@@ -70,31 +70,12 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
                   " bytes)");
         }
         ContextUse use(*context, "xfer_alloc");
-        const xfer_backend_table &t = context->table();
-
         auto record = std::make_shared<Buffer>();
         record->ctx = context;
         record->bytes = bytes;
-        call_backend(*context->plugin, "xfer_alloc", "buffer_alloc", [&] {
-            return t.buffer_alloc(context->native, bytes, flags, &record->native, &record->host_view, &record->device_view);
+        const std::uint64_t handle = create_child(record, "xfer_alloc", [&](Buffer &b) {
+            return context->table().buffer_alloc(context->native, bytes, flags, &b.native, &b.host_view, &b.device_view);
         });
-        std::uint64_t handle = 0;
-        try {
-            handle = buffer_table().insert(record);
-            if (handle != 0) {
-                std::lock_guard<std::mutex> children(context->children_mutex);
-                context->buffers.insert(handle);
-            }
-        } catch (...) {
-            if (handle != 0) buffer_table().take(handle);
-            t.buffer_free(context->native, record->native);
-            throw;
-        }
-        if (handle == 0) {
-            t.buffer_free(context->native, record->native);
-            raise(XFER_ERROR_OUT_OF_MEMORY, "xfer_alloc: too many live buffers");
-        }
-        record->handle = handle;
         *buf = reinterpret_cast<xfer_buffer>(handle);
         return XFER_SUCCESS;
     });
@@ -103,19 +84,7 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
 XFER_API xfer_status xfer_free(xfer_buffer buf) {
     return guard("xfer_free", [&] {
         refuse_in_host_function("xfer_free");
-        auto b = lookup<Buffer>(buf, "xfer_free", "buf");
-        ContextUse use(*b->ctx, "xfer_free");
-        // Invalidate first, so a second xfer_free or a racing call fails cleanly.
-        LookupError why = LookupError::none;
-        if (!buffer_table().take(b->handle, &why)) raise_bad_handle("xfer_free", "buf", buf, HandleKind::buffer, why);
-        std::unique_lock<std::shared_mutex> lock(b->lifetime);  // waits for calls using it
-        b->released = true;
-        {
-            std::lock_guard<std::mutex> children(b->ctx->children_mutex);
-            b->ctx->buffers.erase(b->handle);
-        }
-        const Context &c = *b->ctx;
-        call_backend(*c.plugin, "xfer_free", "buffer_free", [&] { return c.table().buffer_free(c.native, b->native); });
+        retire(lookup<Buffer>(buf, "xfer_free", "buf"), buf, "xfer_free", "buf");
         return XFER_SUCCESS;
     });
 }

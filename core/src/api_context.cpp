@@ -109,19 +109,7 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
         call_backend(plugin, "xfer_open", "context_create", [&] {
             return plugin.table.context_create(index, values.data(), values.size(), &record->native);
         });
-        std::uint64_t handle = 0;
-        try {
-            handle = context_table().insert(record);
-        } catch (...) {
-            plugin.table.context_destroy(record->native);
-            throw;
-        }
-        if (handle == 0) {
-            plugin.table.context_destroy(record->native);
-            raise(XFER_ERROR_OUT_OF_MEMORY, "xfer_open: too many open contexts");
-        }
-        record->handle = handle;
-        *ctx = reinterpret_cast<xfer_context>(handle);
+        *ctx = reinterpret_cast<xfer_context>(adopt(record, "xfer_open"));
         return XFER_SUCCESS;
     });
 }
@@ -148,32 +136,19 @@ XFER_API xfer_status xfer_close(xfer_context ctx) {
         const Plugin &plugin = *context->plugin;
         void *native = context->native;
         FirstFailure failure;
+        const auto run = [&](auto &&step) { failure.run(step); };
         // Streams first: destroying one waits for its queued work, which may still use
         // buffers and events released below.
-        for (std::uint64_t h : streams) {
-            if (auto s = stream_table().take(h)) {
-                s->released = true;
-                failure.run([&] { call_backend(plugin, "xfer_close", "stream_destroy", [&] { return t.stream_destroy(native, s->native); }); });
-            }
-        }
+        retire_all<Stream>(*context, streams, run);
         if (context->internal_stream != nullptr) {
             failure.run([&] { call_backend(plugin, "xfer_close", "stream_destroy", [&] { return t.stream_destroy(native, context->internal_stream); }); });
             context->internal_stream = nullptr;
         }
-        for (std::uint64_t h : events) {
-            if (auto e = event_table().take(h)) {
-                e->released = true;
-                if (t.event_destroy == nullptr) continue;  // cannot exist: event_create needs it too
-                failure.run([&] { call_backend(plugin, "xfer_close", "event_destroy", [&] { return t.event_destroy(native, e->native); }); });
-            }
-        }
-        for (std::uint64_t h : buffers) {
-            if (auto b = buffer_table().take(h)) {
-                b->released = true;
-                failure.run([&] { call_backend(plugin, "xfer_close", "buffer_free", [&] { return t.buffer_free(native, b->native); }); });
-            }
-        }
-        failure.run([&] { call_backend(plugin, "xfer_close", "context_destroy", [&] { return t.context_destroy(native); }); });
+        retire_all<Event>(*context, events, run);
+        retire_all<Buffer>(*context, buffers, run);
+        failure.run([&] {
+            call_backend(plugin, "xfer_close", ObjectKind<Context>::destroy_entry, [&] { return ObjectKind<Context>::destroy(*context); });
+        });
         if (failure.status != XFER_SUCCESS) throw Error(failure.status, failure.message);
         return XFER_SUCCESS;
     });

@@ -37,24 +37,8 @@ XFER_API xfer_status xfer_event_create(xfer_context ctx, unsigned flags, xfer_ev
         auto record = std::make_shared<Event>();
         record->ctx = context;
         record->flags = flags;
-        call_backend(*context->plugin, fn, "event_create", [&] { return t.event_create(context->native, flags, &record->native); });
-        std::uint64_t handle = 0;
-        try {
-            handle = event_table().insert(record);
-            if (handle != 0) {
-                std::lock_guard<std::mutex> children(context->children_mutex);
-                context->events.insert(handle);
-            }
-        } catch (...) {
-            if (handle != 0) event_table().take(handle);
-            t.event_destroy(context->native, record->native);
-            throw;
-        }
-        if (handle == 0) {
-            t.event_destroy(context->native, record->native);
-            raise(XFER_ERROR_OUT_OF_MEMORY, fn, ": too many live events");
-        }
-        record->handle = handle;
+        const std::uint64_t handle =
+            create_child(record, fn, [&](Event &event) { return t.event_create(context->native, flags, &event.native); });
         *e = reinterpret_cast<xfer_event>(handle);
         return XFER_SUCCESS;
     });
@@ -63,18 +47,7 @@ XFER_API xfer_status xfer_event_create(xfer_context ctx, unsigned flags, xfer_ev
 XFER_API xfer_status xfer_event_destroy(xfer_event e) {
     constexpr const char *fn = "xfer_event_destroy";
     return guard(fn, [&] {
-        auto event = lookup<Event>(e, fn, "e");
-        Context &c = *event->ctx;
-        ContextUse use(c, fn);
-        LookupError why = LookupError::none;
-        if (!event_table().take(event->handle, &why)) raise_bad_handle(fn, "e", e, HandleKind::event, why);
-        std::unique_lock<std::shared_mutex> lock(event->lifetime);
-        event->released = true;
-        {
-            std::lock_guard<std::mutex> children(c.children_mutex);
-            c.events.erase(event->handle);
-        }
-        call_backend(*c.plugin, fn, "event_destroy", [&] { return c.table().event_destroy(c.native, event->native); });
+        retire(lookup<Event>(e, fn, "e"), e, fn, "e");
         return XFER_SUCCESS;
     });
 }

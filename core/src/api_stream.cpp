@@ -30,27 +30,10 @@ XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s) {
         auto context = lookup<Context>(ctx, fn, "ctx");
         if (s == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": s is NULL");
         ContextUse use(*context, fn);
-        const xfer_backend_table &t = context->table();
         auto record = std::make_shared<Stream>();
         record->ctx = context;
-        call_backend(*context->plugin, fn, "stream_create", [&] { return t.stream_create(context->native, &record->native); });
-        std::uint64_t handle = 0;
-        try {
-            handle = stream_table().insert(record);
-            if (handle != 0) {
-                std::lock_guard<std::mutex> children(context->children_mutex);
-                context->streams.insert(handle);
-            }
-        } catch (...) {
-            if (handle != 0) stream_table().take(handle);
-            t.stream_destroy(context->native, record->native);
-            throw;
-        }
-        if (handle == 0) {
-            t.stream_destroy(context->native, record->native);
-            raise(XFER_ERROR_OUT_OF_MEMORY, fn, ": too many live streams");
-        }
-        record->handle = handle;
+        const std::uint64_t handle = create_child(
+            record, fn, [&](Stream &stream) { return context->table().stream_create(context->native, &stream.native); });
         *s = reinterpret_cast<xfer_stream>(handle);
         return XFER_SUCCESS;
     });
@@ -60,19 +43,7 @@ XFER_API xfer_status xfer_stream_destroy(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_destroy";
     return guard(fn, [&] {
         refuse_in_host_function(fn);
-        auto stream = lookup<Stream>(s, fn, "s");
-        Context &c = *stream->ctx;
-        ContextUse use(c, fn);
-        // Invalidate first, so a second destroy or a racing call fails cleanly.
-        LookupError why = LookupError::none;
-        if (!stream_table().take(stream->handle, &why)) raise_bad_handle(fn, "s", s, HandleKind::stream, why);
-        std::unique_lock<std::shared_mutex> lock(stream->lifetime);
-        stream->released = true;
-        {
-            std::lock_guard<std::mutex> children(c.children_mutex);
-            c.streams.erase(stream->handle);
-        }
-        call_backend(*c.plugin, fn, "stream_destroy", [&] { return c.table().stream_destroy(c.native, stream->native); });
+        retire(lookup<Stream>(s, fn, "s"), s, fn, "s");
         return XFER_SUCCESS;
     });
 }

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <type_traits>
 #include <unordered_set>
 
 #include "error.hpp"
@@ -155,5 +156,136 @@ xfer_status call_backend(const Plugin &plugin, const char *function, const char 
 
 // XFER_ERROR_NOT_SUPPORTED for an optional entry the context's backend leaves NULL.
 [[noreturn]] void raise_not_supported(const Context &ctx, const char *function);
+
+// ---------------------------------------------------------------------------------------
+// The life of an object, in one place: every create entry (xfer_open, xfer_alloc,
+// xfer_stream_create, xfer_event_create) and every release (xfer_free, xfer_*_destroy,
+// xfer_close) goes through adopt / retire below, so the order of the steps, the locks and
+// the rollback are written once.
+//
+// What differs between the kinds is a table of facts, ObjectKind<T>: the backend entries
+// that create and destroy its native object, the context's set that owns its handles (none
+// for a context), and the message when its handle table is full.
+
+template <class T> struct ObjectKind;
+template <> struct ObjectKind<Context> {
+    static constexpr const char *too_many = "too many open contexts";
+    static constexpr const char *destroy_entry = "context_destroy";
+    static xfer_status destroy(const Context &ctx) { return ctx.table().context_destroy(ctx.native); }
+};
+// A child kind: the backend entry that destroys it (Destroy) and the context's set of its
+// handles (Owned); the specialisations below add the names used in messages.
+template <auto Destroy, auto Owned> struct ChildKind {
+    static constexpr auto destroy_fn = Destroy;
+    static constexpr auto owned = Owned;
+};
+template <> struct ObjectKind<Buffer> : ChildKind<&xfer_backend_table::buffer_free, &Context::buffers> {
+    static constexpr const char *too_many = "too many live buffers", *create_entry = "buffer_alloc", *destroy_entry = "buffer_free";
+};
+template <> struct ObjectKind<Stream> : ChildKind<&xfer_backend_table::stream_destroy, &Context::streams> {
+    static constexpr const char *too_many = "too many live streams", *create_entry = "stream_create", *destroy_entry = "stream_destroy";
+};
+template <> struct ObjectKind<Event> : ChildKind<&xfer_backend_table::event_destroy, &Context::events> {
+    static constexpr const char *too_many = "too many live events", *create_entry = "event_create", *destroy_entry = "event_destroy";
+};
+
+// Destroys a child's native object through its context's backend; returns the backend's status.
+template <class T>
+xfer_status destroy_native(const Context &ctx, const T &object) {
+    return (ctx.table().*ObjectKind<T>::destroy_fn)(ctx.native, object.native);
+}
+
+// Makes `record`, whose native object the backend has just created, a live object: a handle
+// in its table and, for a child, an entry in its context's set (which xfer_close releases).
+// On any failure nothing stays behind: the handle is taken back, the native object destroyed
+// (its status ignored: the failure reported is the one that stopped the adoption), and the
+// failure thrown: XFER_ERROR_OUT_OF_MEMORY "<function>: too many ..." when the table is full.
+// For a child, the caller holds ContextUse on record->ctx. Returns the handle (also stored in
+// record->handle).
+template <class T>
+std::uint64_t adopt(const std::shared_ptr<T> &record, const char *function) {
+    const auto undo = [&] {
+        if constexpr (std::is_same_v<T, Context>) {
+            ObjectKind<T>::destroy(*record);
+        } else {
+            destroy_native(*record->ctx, *record);
+        }
+    };
+    std::uint64_t handle = 0;
+    try {
+        handle = table_of<T>().insert(record);
+        if constexpr (!std::is_same_v<T, Context>) {
+            if (handle != 0) {
+                Context &ctx = *record->ctx;
+                std::lock_guard<std::mutex> children(ctx.children_mutex);
+                (ctx.*ObjectKind<T>::owned).insert(handle);
+            }
+        }
+    } catch (...) {
+        if (handle != 0) table_of<T>().take(handle);
+        undo();
+        throw;
+    }
+    if (handle == 0) {
+        undo();
+        raise(XFER_ERROR_OUT_OF_MEMORY, function, ": ", ObjectKind<T>::too_many);
+    }
+    record->handle = handle;
+    return handle;
+}
+
+// The create entries' common path: asks the backend for the native object (`create(record)`
+// returns the backend's status; a failure is thrown by call_backend with the backend's
+// message) and adopts it. `record` carries its context and what the backend needs (size,
+// flags). The caller has checked its arguments and holds ContextUse on record->ctx (taken
+// before its own checks of the backend's entries). Returns the handle.
+template <class T, class Create>
+std::uint64_t create_child(const std::shared_ptr<T> &record, const char *function, Create &&create) {
+    const Context &ctx = *record->ctx;
+    call_backend(*ctx.plugin, function, ObjectKind<T>::create_entry, [&] { return create(*record); });
+    return adopt(record, function);
+}
+
+// xfer_free / xfer_stream_destroy / xfer_event_destroy: releases `object`, looked up from
+// argument `arg` (value `handle`) of `function`. Holds its context shared, takes the handle
+// out of its table first (a second release or a racing call then fails cleanly with
+// INVALID_HANDLE), waits for the calls using the object (its lifetime lock, exclusive),
+// marks it released, removes it from its context's set and destroys the native object; a
+// backend failure there is thrown with the backend's message.
+template <class T>
+void retire(const std::shared_ptr<T> &object, const void *handle, const char *function, const char *arg) {
+    Context &ctx = *object->ctx;
+    ContextUse use(ctx, function);
+    LookupError why = LookupError::none;
+    if (!table_of<T>().take(object->handle, &why)) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+    std::unique_lock<std::shared_mutex> lock(object->lifetime);  // waits for calls using it
+    object->released = true;
+    {
+        std::lock_guard<std::mutex> children(ctx.children_mutex);
+        (ctx.*ObjectKind<T>::owned).erase(object->handle);
+    }
+    call_backend(*ctx.plugin, function, ObjectKind<T>::destroy_entry, [&] { return destroy_native(ctx, *object); });
+}
+
+// xfer_close: releases the children of kind T a closing context still owned (`handles`,
+// swapped out of its set). The caller holds the context's lifetime lock exclusive, so no call
+// uses them and their own locks are not needed. Each one still in its table is taken out,
+// marked released and its native object destroyed; `run(step)` runs each destruction (xfer_close
+// passes one that records the first failure and carries on: close releases everything).
+template <class T, class Run>
+void retire_all(const Context &ctx, const std::unordered_set<std::uint64_t> &handles, Run &&run) {
+    for (std::uint64_t h : handles) {
+        if (auto object = table_of<T>().take(h)) {
+            object->released = true;
+            // Cannot be NULL: the required entries are checked at load and event_create needs
+            // event_destroy too; checked all the same, as close must never crash.
+            if (ctx.table().*ObjectKind<T>::destroy_fn == nullptr) continue;
+            run([&] {
+                call_backend(*ctx.plugin, "xfer_close", ObjectKind<T>::destroy_entry,
+                             [&] { return destroy_native(ctx, *object); });
+            });
+        }
+    }
+}
 
 }  // namespace xfer::core

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 struct FoundBackend {
@@ -100,4 +100,4 @@ std::string describe_found_backends() {
     return text.empty() ? "  (no backend found on the plugin search path)\n" : text;
 }
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

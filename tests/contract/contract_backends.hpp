@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 
 // Names of the backends under test, in search order. Computed once.
 const std::vector<std::string> &backends_under_test();
@@ -21,4 +21,4 @@ std::string describe_found_backends();
 // Names listed in XFER_TEST_BACKENDS (empty when it is unset).
 std::vector<std::string> requested_backends();
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <cstring>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 
 void ContractTest::SetUp() {
     ASSERT_XFER_OK(xfer_open(backend().c_str(), 0, &ctx_));
@@ -192,4 +192,4 @@ std::string backend_test_name(const ::testing::TestParamInfo<std::string> &info)
     return name;
 }
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

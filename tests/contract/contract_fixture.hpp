@@ -6,9 +6,9 @@
 
 #include "contract_backends.hpp"
 #include "host_gate.hpp"
-#include "test_data.hpp"
 
 #include <xfer/xfer.h>
+#include <xfer_test/support.hpp>
 
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 
 class ContractTest : public ::testing::TestWithParam<std::string> {
 protected:
@@ -83,14 +83,12 @@ private:
 // Test names end with the backend: Buffers/BufferCopy.RoundTrip/pinned.
 std::string backend_test_name(const ::testing::TestParamInfo<std::string> &info);
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract
 
-#define EXPECT_XFER_OK(call) EXPECT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
-#define ASSERT_XFER_OK(call) ASSERT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
 #define EXPECT_XFER_FAILS(call, status, ...) \
-    EXPECT_TRUE(::xfer_contract::fails_with([&] { return (call); }, (status), __VA_ARGS__)) << #call
+    EXPECT_TRUE(::xfer::test::contract::fails_with([&] { return (call); }, (status), __VA_ARGS__)) << #call
 
 // Runs every TEST_P of `suite` (a subclass of ContractTest) on every backend under test.
 #define XFER_CONTRACT_SUITE(suite)                                                                          \
-    INSTANTIATE_TEST_SUITE_P(Contract, suite, ::testing::ValuesIn(::xfer_contract::backends_under_test()), \
-                             ::xfer_contract::backend_test_name)
+    INSTANTIATE_TEST_SUITE_P(Contract, suite, ::testing::ValuesIn(::xfer::test::contract::backends_under_test()), \
+                             ::xfer::test::contract::backend_test_name)

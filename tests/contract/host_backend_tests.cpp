@@ -5,6 +5,7 @@
 #include <xfer/xfer.h>
 
 #include <gtest/gtest.h>
+#include <xfer_test/support.hpp>
 
 #include <unistd.h>
 
@@ -21,14 +22,11 @@
 
 namespace {
 
-#define ASSERT_XFER_OK(call) ASSERT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
-#define EXPECT_XFER_OK(call) EXPECT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
+using xfer::test::EnvGuard;
 
 // Sets XFER_HOST_DEVICE_MEMORY for one test; the core reads it at xfer_open.
-class ScopedDeviceMemory {
-public:
-    explicit ScopedDeviceMemory(const char *value) { setenv("XFER_HOST_DEVICE_MEMORY", value, 1); }
-    ~ScopedDeviceMemory() { unsetenv("XFER_HOST_DEVICE_MEMORY"); }
+struct ScopedDeviceMemory : EnvGuard {
+    explicit ScopedDeviceMemory(const char *value) : EnvGuard("XFER_HOST_DEVICE_MEMORY", value) {}
 };
 
 TEST(HostBackend, DescribesItself) {
@@ -280,10 +278,8 @@ TEST(HostBackend, HostFunctionDestroyingItsOwnStreamIsRefusedWithoutHangOrLeak) 
 }
 
 // Sets XFER_HOST_DEVICES for one test; the core reads it at every enumeration and xfer_open.
-class ScopedDevices {
-public:
-    explicit ScopedDevices(const char *value) { setenv("XFER_HOST_DEVICES", value, 1); }
-    ~ScopedDevices() { unsetenv("XFER_HOST_DEVICES"); }
+struct ScopedDevices : EnvGuard {
+    explicit ScopedDevices(const char *value) : EnvGuard("XFER_HOST_DEVICES", value) {}
 };
 
 int host_device_count() {

@@ -3,7 +3,7 @@
 
 #include <thread>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 
 xfer_status HostGate::block(xfer_stream s) { return xfer_stream_launch_host_func(s, &HostGate::wait_here, this); }
 
@@ -37,4 +37,4 @@ void HostGate::wait_here(void *self) {
 
 void sleep_ms_host_fn(void *ms) { std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int *>(ms))); }
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

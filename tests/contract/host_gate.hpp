@@ -10,7 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 
 class HostGate {
 public:
@@ -37,4 +37,4 @@ private:
 // A host function that sleeps `*static_cast<int *>(ms)` milliseconds.
 void sleep_ms_host_fn(void *ms);
 
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

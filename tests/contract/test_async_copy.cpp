@@ -5,7 +5,7 @@
 // only where the cap is set.
 #include "contract_fixture.hpp"
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class AsyncCopy : public ContractTest {};
@@ -49,4 +49,4 @@ INSTANTIATE_TEST_SUITE_P(Contract, AsyncCopy, ::testing::ValuesIn(async_copy_bac
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AsyncCopy);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

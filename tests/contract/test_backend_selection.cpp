@@ -10,7 +10,7 @@
 
 #include <algorithm>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 TEST(BackendSelection, EveryRequestedBackendIsAvailable) {
@@ -54,4 +54,4 @@ TEST(BackendSelection, EveryBackendUnderTestIsListedAsAvailable) {
 }
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

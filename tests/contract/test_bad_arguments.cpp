@@ -9,7 +9,7 @@
 #include <limits>
 #include <string>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class BadArguments : public ContractTest {
@@ -345,4 +345,4 @@ TEST_P(BadArguments, DeviceIndexOutOfRange) {
 XFER_CONTRACT_SUITE(BadArguments);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class BadHandles : public ContractTest {
@@ -230,4 +230,4 @@ TEST_P(BadHandles, ObjectsOfAnotherContext) {
 XFER_CONTRACT_SUITE(BadHandles);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

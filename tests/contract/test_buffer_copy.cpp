@@ -7,7 +7,7 @@
 
 #include <cstring>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class BufferCopy : public ContractTest {};
@@ -157,4 +157,4 @@ TEST_P(BufferCopy, AllocationHintsAreAccepted) {
 XFER_CONTRACT_SUITE(BufferCopy);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

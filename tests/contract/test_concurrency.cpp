@@ -4,7 +4,7 @@
 
 #include <thread>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Concurrency : public ContractTest {};
@@ -75,4 +75,4 @@ TEST_P(Concurrency, ThreadsShareOneStream) {
 XFER_CONTRACT_SUITE(Concurrency);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <string>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Context : public ContractTest {};
@@ -79,4 +79,4 @@ TEST_P(Context, StatusStringsNameTheStatus) {
 XFER_CONTRACT_SUITE(Context);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

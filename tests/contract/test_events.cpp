@@ -8,7 +8,7 @@
 #include <cstring>
 #include <thread>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Events : public ContractTest {};
@@ -179,4 +179,4 @@ TEST_P(Events, WaitHoldsTheStreamUntilTheRecordCompletes) {
 XFER_CONTRACT_SUITE(Events);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

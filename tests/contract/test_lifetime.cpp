@@ -3,7 +3,7 @@
 // never a use-after-free (run under AddressSanitizer to prove it).
 #include "contract_fixture.hpp"
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Lifetime : public ContractTest {};
@@ -130,4 +130,4 @@ TEST_P(Lifetime, CloseReleasesLiveObjectsAndInvalidatesTheirHandles) {
 XFER_CONTRACT_SUITE(Lifetime);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

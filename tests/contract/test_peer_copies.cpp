@@ -10,7 +10,7 @@
 #include <cstring>
 #include <optional>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class PeerCopy : public ContractTest {
@@ -18,10 +18,7 @@ protected:
     void SetUp() override {
         // Before the fixture opens ctx_: the host backend's device count is read at xfer_open.
         if (backend() == "host") {
-            const char *before = std::getenv("XFER_HOST_DEVICES");
-            saved_ = before != nullptr ? std::optional<std::string>(before) : std::nullopt;
-            setenv("XFER_HOST_DEVICES", "3", 1);
-            set_env_ = true;
+            host_devices_.emplace("XFER_HOST_DEVICES", "3");
         }
         ContractTest::SetUp();
     }
@@ -32,13 +29,7 @@ protected:
             peer_ = nullptr;
         }
         ContractTest::TearDown();
-        if (set_env_) {
-            if (saved_) {
-                setenv("XFER_HOST_DEVICES", saved_->c_str(), 1);
-            } else {
-                unsetenv("XFER_HOST_DEVICES");
-            }
-        }
+        host_devices_.reset();
     }
 
     int device_count() {
@@ -99,8 +90,7 @@ protected:
     xfer_context peer_ = nullptr;
 
 private:
-    bool set_env_ = false;
-    std::optional<std::string> saved_;
+    std::optional<EnvGuard> host_devices_;  // restored after the fixture closed its context
 };
 
 #define REQUIRE_TWO_DEVICES()                                                                 \
@@ -341,4 +331,4 @@ TEST_P(PeerCopy, ContextOfAnotherBackendIsRefused) {
 XFER_CONTRACT_SUITE(PeerCopy);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class RawCopy : public ContractTest {};
@@ -155,4 +155,4 @@ TEST_P(RawCopy, BatchIsOrderedAfterEarlierWork) {
 XFER_CONTRACT_SUITE(RawCopy);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

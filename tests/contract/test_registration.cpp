@@ -11,7 +11,7 @@
 #include <random>
 #include <thread>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Registration : public ContractTest {
@@ -267,4 +267,4 @@ XFER_CONTRACT_SUITE(Registration);
 XFER_CONTRACT_SUITE(PackedBatch);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

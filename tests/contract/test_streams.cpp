@@ -8,7 +8,7 @@
 #include <mutex>
 #include <thread>
 
-namespace xfer_contract {
+namespace xfer::test::contract {
 namespace {
 
 class Streams : public ContractTest {};
@@ -168,4 +168,4 @@ TEST_P(Streams, ManyStreamsWorkSideBySide) {
 XFER_CONTRACT_SUITE(Streams);
 
 }  // namespace
-}  // namespace xfer_contract
+}  // namespace xfer::test::contract

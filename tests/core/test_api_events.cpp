@@ -2,7 +2,7 @@
 // Events through the core: flags, recording state, elapsed-time rules.
 #include "test_support.hpp"
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 namespace {
 

@@ -3,7 +3,7 @@
 // give XFER_ERROR_INVALID_HANDLE with a message, never a crash, and never reach the backend.
 #include "test_support.hpp"
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 namespace {
 

@@ -2,7 +2,7 @@
 // Streams through the core: lifecycle, queries, host functions, optional entries.
 #include "test_support.hpp"
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 namespace {
 

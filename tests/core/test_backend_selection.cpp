@@ -2,7 +2,7 @@
 // Which backend and device xfer_open picks: argument, XFER_BACKEND, config file, default order.
 #include "test_support.hpp"
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 namespace {
 

@@ -5,7 +5,7 @@
 
 #include "test_support.hpp"
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-using namespace xfer_test;
+using namespace xfer::test;
 namespace fs = std::filesystem;
 
 namespace {

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared helpers of the core's API tests: environment isolation, temporary config files,
-// mock plugin folders and the mock's counters.
+// Helpers of the core's API tests: temporary config files, mock plugin folders and the
+// mock's counters (status assertions, test data and EnvGuard come from tests/support).
 #pragma once
 
 #include <xfer/xfer.h>
 
 #include <gtest/gtest.h>
+#include <xfer_test/support.hpp>
 
 #include <dlfcn.h>
 #include <unistd.h>
@@ -14,31 +15,10 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <random>
 #include <string>
 #include <vector>
 
-namespace xfer_test {
-
-// Sets (or unsets, with nullopt) one environment variable and restores it on destruction.
-class EnvGuard {
-public:
-    EnvGuard(std::string name, const std::optional<std::string> &value) : name_(std::move(name)) {
-        if (const char *old = std::getenv(name_.c_str())) saved_ = old;
-        if (value) ::setenv(name_.c_str(), value->c_str(), 1);
-        else ::unsetenv(name_.c_str());
-    }
-    ~EnvGuard() {
-        if (saved_) ::setenv(name_.c_str(), saved_->c_str(), 1);
-        else ::unsetenv(name_.c_str());
-    }
-    EnvGuard(const EnvGuard &) = delete;
-    EnvGuard &operator=(const EnvGuard &) = delete;
-
-private:
-    std::string name_;
-    std::optional<std::string> saved_;
-};
+namespace xfer::test {
 
 inline std::string plugin_dir(const std::string &folder) { return std::string(XFER_TEST_PLUGIN_ROOT) + "/" + folder; }
 
@@ -97,14 +77,6 @@ inline long mock_counter(const std::string &folder, const std::string &name, con
 inline long mockfull_live() { return mock_counter("good", "mockfull", "xfer_mock_live_objects"); }
 inline long mockfull_calls() { return mock_counter("good", "mockfull", "xfer_mock_calls"); }
 
-inline std::vector<unsigned char> random_bytes(std::size_t n, unsigned seed) {
-    std::mt19937 gen(seed);
-    std::uniform_int_distribution<int> dist(0, 255);
-    std::vector<unsigned char> v(n);
-    for (auto &b : v) b = static_cast<unsigned char>(dist(gen));
-    return v;
-}
-
 // The xfer_backend_info of `name` as this thread's last enumeration saw it.
 inline std::optional<xfer_backend_info> find_backend(const std::string &name) {
     int count = 0;
@@ -116,18 +88,4 @@ inline std::optional<xfer_backend_info> find_backend(const std::string &name) {
     return std::nullopt;
 }
 
-}  // namespace xfer_test
-
-// Asserts a status and prints xfer_last_error() when it differs.
-#define EXPECT_XFER(expected, call)                                                                    \
-    do {                                                                                             \
-        xfer_status xfer_test_st_ = (call);                                                          \
-        EXPECT_EQ(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))      \
-            << #call << ": " << xfer_last_error();                                                   \
-    } while (0)
-#define ASSERT_XFER(expected, call)                                                                    \
-    do {                                                                                             \
-        xfer_status xfer_test_st_ = (call);                                                          \
-        ASSERT_EQ(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))      \
-            << #call << ": " << xfer_last_error();                                                   \
-    } while (0)
+}  // namespace xfer::test

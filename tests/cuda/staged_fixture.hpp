@@ -30,32 +30,7 @@ struct StagingCase {
 };
 
 // Sets an environment variable for a scope and puts the old value (or its absence) back.
-class ScopedEnv {
-public:
-    ScopedEnv(const char *name, const char *value) : name_(name) {
-        if (const char *old = std::getenv(name)) {
-            old_ = std::string(old);
-        }
-        if (value != nullptr) {
-            setenv(name, value, 1);
-        } else {
-            unsetenv(name);
-        }
-    }
-    ~ScopedEnv() {
-        if (old_) {
-            setenv(name_.c_str(), old_->c_str(), 1);
-        } else {
-            unsetenv(name_.c_str());
-        }
-    }
-    ScopedEnv(const ScopedEnv &) = delete;
-    ScopedEnv &operator=(const ScopedEnv &) = delete;
-
-private:
-    std::string name_;
-    std::optional<std::string> old_;
-};
+using ScopedEnv = ::xfer::test::EnvGuard;
 
 class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
 protected:

@@ -9,16 +9,6 @@
 
 namespace xfer_test {
 
-std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed) {
-    std::mt19937_64 gen(seed);
-    std::uniform_int_distribution<int> byte(1, 255);
-    std::vector<unsigned char> out(n);
-    for (auto &b : out) {
-        b = static_cast<unsigned char>(byte(gen));
-    }
-    return out;
-}
-
 std::uint64_t fresh_seed() {
     std::random_device rd;
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Shared helpers of the CUDA test suite: random data, GPU presence, and handle cleanup.
+// Shared helpers of the CUDA test suite: GPU presence and handle cleanup (status assertions
+// and random data come from tests/support).
 #pragma once
 
 #include <cstddef>
@@ -9,13 +10,14 @@
 
 #include <gtest/gtest.h>
 #include <xfer/xfer.h>
+#include <xfer_test/support.hpp>
 
 namespace xfer_test {
 
 inline const std::vector<std::string> kCudaBackends = {"pageable", "pinned", "managed", "zerocopy"};
 
 // Random bytes (never zeros: a copy that moved nothing must not pass by accident).
-std::vector<unsigned char> random_bytes(std::size_t n, std::uint64_t seed);
+using ::xfer::test::random_bytes;
 // A fresh seed, also printed by the tests that use it so a failure can be replayed.
 std::uint64_t fresh_seed();
 std::vector<unsigned char> xored(const std::vector<unsigned char> &in, unsigned char key);
@@ -64,6 +66,3 @@ struct ContextGuard {
             GTEST_SKIP() << "no CUDA device (" << presence_.reason << ")";                                 \
         }                                                                                                  \
     } while (0)
-
-#define ASSERT_XFER_OK(call) ASSERT_EQ(XFER_SUCCESS, (call)) << #call << ": " << xfer_last_error()
-#define EXPECT_XFER_OK(call) EXPECT_EQ(XFER_SUCCESS, (call)) << #call << ": " << xfer_last_error()

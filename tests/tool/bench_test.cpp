@@ -12,7 +12,7 @@
 #include <set>
 #include <stdexcept>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 namespace {
 

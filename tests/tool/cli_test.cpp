@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <sstream>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include <sstream>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <set>
 #include <vector>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 TEST(GatherIndex, IsAPermutationWithTheStride)
 {

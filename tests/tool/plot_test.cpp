@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 namespace {
 

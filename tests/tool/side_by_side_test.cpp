@@ -13,7 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 TEST(SpeedRatios, PairsRawTimeOverXferTimeAndSkipsUntimedPairs)
 {

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 TEST(Tracer, ProcessesTracksAndCompleteEvents)
 {

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-using namespace xfer_tool;
+using namespace xfer::tool;
 
 namespace {
 

@@ -21,7 +21,7 @@
 
 namespace po = boost::program_options;
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 constexpr const char *kSection = "xfer-tool";
@@ -594,4 +594,4 @@ Invocation parse_command_line(const std::vector<std::string> &args)
     throw UsageError("unknown command '" + args[0] + "' (commands: " + names + ")", "Try 'xfer-tool --help'.");
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

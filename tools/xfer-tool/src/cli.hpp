@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 enum class Command { help, version, list, run, compare, plot, diff, bench };
 
@@ -61,4 +61,4 @@ void apply_config_section(std::istream &file, const std::string &source, const s
 std::string general_help();
 std::string run_help(const char *command);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 enum ExitStatus {
     kExitOk = 0,
@@ -30,4 +30,4 @@ std::string library_version();
 // Points the library at the configuration file (XFER_CONFIG) before its first call.
 void use_config_file(const std::string &path);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -9,7 +9,7 @@
 #include <optional>
 #include <tuple>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 const Figure *find_figure(const WorkflowResult &r, const std::string &name, const std::string &unit)
@@ -173,4 +173,4 @@ void write_comparison(std::ostream &out, const Report &report)
             << rec.basis << ")\n";
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // One line per pattern (large one-off transfers, streaming, many small copies, data read once
 // by a kernel): the backend with the lowest median time among results that verified.
@@ -17,4 +17,4 @@ std::vector<Recommendation> recommend(const std::vector<WorkflowResult> &results
 // Side-by-side medians (rows: figures, columns: backends), then the recommendations.
 void write_comparison(std::ostream &out, const Report &report);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <tuple>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 double spread(const Stats &s)
@@ -143,4 +143,4 @@ Report read_report_file(const std::string &path)
     }
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

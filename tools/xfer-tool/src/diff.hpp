@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // One figure present in both reports with a number in each.
 struct FigureChange {
@@ -37,4 +37,4 @@ void write_diff(std::ostream &out, const Report &a, const Report &b, const std::
 // Reads a JSON report; throws std::runtime_error naming the file and what is wrong.
 Report read_report_file(const std::string &path);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kernels.hpp"
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::unique_ptr<Kernels> make_kernels(const Context &ctx)
 {
@@ -18,4 +18,4 @@ std::unique_ptr<Kernels> make_kernels(const Context &ctx)
                                                   ") xfer-tool has no kernels for");
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class Kernels {
   public:
@@ -66,4 +66,4 @@ std::unique_ptr<Kernels> make_cuda_kernels(int device);
 // The kernels for a context's device kind.
 std::unique_ptr<Kernels> make_kernels(const Context &ctx);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -10,7 +10,7 @@
 #include <cstdlib>
 #include <system_error>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 std::filesystem::path kernels_library_path()
@@ -197,4 +197,4 @@ std::unique_ptr<Kernels> make_cuda_kernels(int device)
     return std::make_unique<CudaKernels>(device);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <functional>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // The callback owns its closure: the host function runs after launch() has returned.
@@ -103,4 +103,4 @@ std::unique_ptr<Kernels> make_host_kernels()
     return std::make_unique<HostKernels>();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -15,7 +15,7 @@
 #include <set>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 const char *kind_name(xfer_device_kind kind)
@@ -123,4 +123,4 @@ int run_list()
     }
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -11,7 +11,7 @@
 
 int main(int argc, char **argv)
 {
-    using namespace xfer_tool;
+    using namespace xfer::tool;
     try {
         Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
         inv.run.command_line = shell_command_line(std::vector<std::string>(argv, argv + argc));

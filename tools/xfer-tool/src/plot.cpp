@@ -22,7 +22,7 @@
 
 extern char **environ;
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // gnuplot single-quoted strings: a quote is written twice.
@@ -326,7 +326,7 @@ std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::str
         << "set yrange [-0.7:" << tracks.size() - 0.3 << "]\n"
         << "set ytics (";
     for (std::size_t i = 0; i < tracks.size(); ++i)
-        out << (i ? ", " : "") << xfer_tool::quoted(tracks[i]) << ' ' << i;
+        out << (i ? ", " : "") << xfer::tool::quoted(tracks[i]) << ' ' << i;
     out << ") noenhanced\nset grid xtics\nset key outside right top noenhanced\nset style fill solid 0.85 noborder\n";
     static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"};
     out << "plot ";
@@ -369,4 +369,4 @@ void plot_overlap(const nlohmann::json &trace, const std::string &output)
         throw std::runtime_error("gnuplot finished but wrote nothing to '" + output + "'");
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

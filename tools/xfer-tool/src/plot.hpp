@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct PlotPoint {
     std::uint64_t bytes;
@@ -62,4 +62,4 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
 // bandwidth data, gnuplot not installed, or gnuplot's own error output.
 void plot_bandwidth(const Report &report, const std::string &output);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <iostream>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 int run_plot(const PlotOptions &options)
 {
@@ -48,4 +48,4 @@ int run_diff(const DiffOptions &options)
     }
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

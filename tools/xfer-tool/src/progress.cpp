@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <unistd.h>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 Progress::Progress(bool enabled) : enabled_(enabled) {}
 
@@ -61,4 +61,4 @@ void Progress::clear()
     drawn_ = false;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

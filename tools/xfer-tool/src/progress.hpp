@@ -6,7 +6,7 @@
 #include <chrono>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class Progress {
   public:
@@ -38,4 +38,4 @@ class Progress {
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // Builds the float bit pattern directly: far faster than a distribution on 2^28 elements,
@@ -54,4 +54,4 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream_id)
     return z ^ (z >> 31);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

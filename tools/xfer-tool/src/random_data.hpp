@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // A stream of random floats in [1, 1024) (finite, positive, varied exponents) or bytes.
 // The generator is splitmix64: statistically fine for test data and several times faster
@@ -32,4 +32,4 @@ class RandomData {
 // Derives independent seeds for the arrays of one run from the run's seed.
 std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream_id);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // One measured figure. Units: "ms", "us", "GB/s" (10^9 B/s), "x" (ratio), "%".
 struct Figure {
@@ -86,4 +86,4 @@ struct Report {
     std::vector<Recommendation> recommendations; // compare only
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::string library_version()
 {
@@ -228,4 +228,4 @@ int run_workflows(const RunOptions &o, bool compare)
     return status;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

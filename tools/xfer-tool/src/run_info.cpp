@@ -17,7 +17,7 @@
 #define XFER_TOOL_GIT_COMMIT "unknown"
 #endif
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 std::string utc_now()
@@ -199,4 +199,4 @@ RunInfo collect_run_info(const RunOptions &o)
     return info;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

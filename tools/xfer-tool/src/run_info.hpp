@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // Everything but the per-device facts (those are in each result's DeviceSummary). Reads the
 // library's effective configuration (xfer_param_get_info); a library that cannot tell leaves
@@ -38,4 +38,4 @@ int numa_node_of(const void *p);
 // NUMA node of a PCI device from sysfs ("0000:1b:00.0"), -1 when unknown.
 int pci_numa_node(const std::string &pci_bus_id);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // Early stop of a measurement's timed repeats when --repeats is not given (time to first
 // answer): after min_samples (quick_min_samples with --quick), once the repeats have run for
@@ -55,4 +55,4 @@ struct RunOptions {
     }
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

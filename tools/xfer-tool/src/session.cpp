@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::string pcie_link_text(const xfer_device_info &info)
 {
@@ -70,4 +70,4 @@ Session::Session(const std::string &backend, int device, Tracer *tracer)
     }
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

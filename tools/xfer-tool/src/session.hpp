@@ -11,7 +11,7 @@
 #include <memory>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class Session {
   public:
@@ -43,4 +43,4 @@ DeviceSummary summarize_device(const xfer_device_info &info);
 // "Gen5 x16", or "" when the backend does not know the link.
 std::string pcie_link_text(const xfer_device_info &info);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -5,7 +5,7 @@
 
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::string raw_figure_name(const std::string &direction)
 {
@@ -57,4 +57,4 @@ std::vector<Figure> side_by_side_figures(const std::string &direction, std::uint
     return {raw, ratio_figure(direction, bytes, xfer_ms, *raw_ms, raw_call)};
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

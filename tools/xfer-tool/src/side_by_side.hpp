@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::string raw_figure_name(const std::string &direction);   // "raw h2d"
 std::string ratio_figure_name(const std::string &direction); // "h2d xfer / raw"
@@ -33,4 +33,4 @@ std::vector<Figure> side_by_side_figures(const std::string &direction, std::uint
                                          const std::optional<std::vector<double>> &raw_ms,
                                          const std::string &raw_call);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 Stats summarize(std::vector<double> samples)
 {
@@ -35,4 +35,4 @@ Stats single(double value)
     return summarize({value});
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -7,7 +7,7 @@
 #include <limits>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct Stats {
     double min = 0.0;
@@ -25,4 +25,4 @@ Stats summarize(std::vector<double> samples);
 // A figure computed once (e.g. host preparation time).
 Stats single(double value);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 void TextTable::add_row(std::vector<std::string> cells)
 {
@@ -44,4 +44,4 @@ void TextTable::print(std::ostream &out, const std::string &indent) const
         line(row);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class TextTable {
   public:
@@ -26,4 +26,4 @@ class TextTable {
     std::vector<std::vector<std::string>> rows_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

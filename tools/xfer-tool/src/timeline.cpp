@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 Timeline::Timeline(const Context &ctx, Tracer *tracer, int pid) : ctx_(ctx), tracer_(tracer), pid_(pid), anchor_(ctx) {}
 
@@ -110,4 +110,4 @@ void Timeline::host_span(const std::string &name, const std::string &category,
                  std::move(args));
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct Span {
     std::size_t id = static_cast<std::size_t>(-1);
@@ -76,4 +76,4 @@ class Timeline {
     std::map<xfer_stream, std::string> tracks_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -8,7 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 Tracer::Tracer() : epoch_(std::chrono::steady_clock::now()) {}
 
@@ -94,4 +94,4 @@ void Tracer::write(std::ostream &out, const std::string &path) const
         throw std::runtime_error("cannot write trace file '" + path + "'");
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

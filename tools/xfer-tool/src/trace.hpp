@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class Tracer {
   public:
@@ -55,4 +55,4 @@ class Tracer {
     std::vector<Span> events_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

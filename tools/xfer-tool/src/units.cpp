@@ -13,7 +13,7 @@
 #include <optional>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 std::string trim(const std::string &s)
@@ -143,4 +143,4 @@ std::string format_value(double value)
     return text;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // "256MiB", "4 KiB", "1GB", "4096" (bytes), "512B": the library's size grammar (whole numbers,
 // case-sensitive units; "1.5GiB" is refused as in a configuration file). Throws
@@ -31,4 +31,4 @@ double gb_per_s(std::uint64_t bytes, double ms);
 // Four significant digits, no exponent: 12.35, 0.01234, 12346.
 std::string format_value(double value);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 const char *to_string(Verification::State state)
 {
@@ -138,4 +138,4 @@ void Verifier::record_byte_mismatch(const std::string &what, std::size_t index, 
     result_.detail = text;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct Verification {
     enum class State { not_run, passed, failed };
@@ -74,4 +74,4 @@ void Verifier::floats_generated(const std::string &what, float *got, std::size_t
         record_pass(what, n, "elements");
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -9,7 +9,7 @@
 
 #include <xfer/xfer.hpp>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 using XferError = xfer::Error;
 using xfer::check;            // throws XferError("<call>: <STATUS>: <xfer_last_error()>")
@@ -19,4 +19,4 @@ using xfer::Context;
 using xfer::Event;
 using xfer::Stream;
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct BenchOptions {
     std::vector<std::string> backends; // targets of these backends; empty: by what the machine has
@@ -82,4 +82,4 @@ struct BenchReport {
     std::vector<BenchRow> rows;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -26,7 +26,7 @@
 
 namespace po = boost::program_options;
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 const char *const kHint = "Try 'xfer-tool bench --help'.";
@@ -273,4 +273,4 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
     return status;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

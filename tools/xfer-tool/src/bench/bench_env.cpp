@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 BenchEnv::BenchEnv(const BenchOptions &options, Progress &progress) : options_(options), progress_(progress) {}
 
@@ -83,4 +83,4 @@ unsigned char *BenchEnv::user_memory(std::uint64_t size)
     return user_memory_.emplace(size, std::unique_ptr<unsigned char, FreeDeleter>(p)).first->second.get();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // The samples of one target, xfer[i] measured right next to reference[i].
 struct Pairs {
@@ -102,4 +102,4 @@ class BenchEnv {
     std::map<std::pair<std::string, std::pair<std::uint64_t, int>>, std::unique_ptr<Buffer>> buffers_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

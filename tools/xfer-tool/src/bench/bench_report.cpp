@@ -12,7 +12,7 @@
 #include <map>
 #include <sstream>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 Verdict verdict(const BenchRow &row)
 {
@@ -244,4 +244,4 @@ nlohmann::json bench_to_json(const BenchReport &report)
     return j;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -9,7 +9,7 @@
 #include <ostream>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 std::map<Verdict, int> count_verdicts(const BenchReport &report);
 // "44 targets: 40 PASS, 4 FAIL"
@@ -21,4 +21,4 @@ void write_bench_table(std::ostream &out, const BenchReport &report);
 // The JSON report: the envelope of every xfer-tool report ("results" empty) plus "bench".
 nlohmann::json bench_to_json(const BenchReport &report);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -13,7 +13,7 @@
 #include <random>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // Calls per timed batch and batches per repeat: 2048 calls a repeat, the stream drained
@@ -217,4 +217,4 @@ void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfe
     row.verification = v.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

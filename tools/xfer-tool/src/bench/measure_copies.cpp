@@ -9,7 +9,7 @@
 
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 std::string label(const std::string &what, xfer_direction dir, std::uint64_t bytes)
@@ -169,4 +169,4 @@ void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &ba
     row.verification = v.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

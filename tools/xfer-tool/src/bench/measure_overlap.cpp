@@ -6,7 +6,7 @@
 #include "random_data.hpp"
 #include "workflows/overlap.hpp"
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
                                 const std::string &reference, std::uint64_t bytes, int batches, int streams)
@@ -45,4 +45,4 @@ void measure_overlap_efficiency(BenchEnv &env, BenchRow &row, const std::string 
     row.verification = v.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

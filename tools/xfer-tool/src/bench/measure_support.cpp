@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 const char *direction_name(xfer_direction dir)
 {
@@ -86,4 +86,4 @@ void verify_copy(RawPath &raw, const Buffer &buf, const std::vector<unsigned cha
     }
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

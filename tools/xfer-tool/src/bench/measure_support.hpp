@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 const char *direction_name(xfer_direction dir); // "h2d" | "d2h"
 xfer_copy_kind copy_kind(xfer_direction dir);   // XFER_COPY_HOST_TO_DEVICE | _DEVICE_TO_HOST
@@ -44,4 +44,4 @@ double xfer_copy_ms(BenchEnv::Backend &b, const Buffer &buf, xfer_direction dir,
 void verify_copy(RawPath &raw, const Buffer &buf, const std::vector<unsigned char> &expected, xfer_direction dir,
                  std::size_t bytes, const std::string &what, Verifier &verifier, const std::function<void()> &run_copy);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

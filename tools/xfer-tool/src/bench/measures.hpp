@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // xfer_copy_async of a buffer vs the raw copy between the same two views.
 void measure_copy_vs_raw(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
@@ -46,4 +46,4 @@ void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string 
 void measure_overlap_efficiency(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes,
                                 int batches, int streams);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 RawPath::RawPath(BenchEnv::Backend &backend)
     : s_(*backend.session), raw_stream_(*backend.raw_stream),
@@ -68,4 +68,4 @@ void RawPath::clear_device(void *ptr, std::size_t bytes)
     raw_stream_.synchronize();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

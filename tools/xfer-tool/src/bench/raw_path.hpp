@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // Scattered copies: dsts[i] <- srcs[i], sizes[i] bytes.
 struct Pieces {
@@ -51,4 +51,4 @@ class RawPath {
     RawCall call_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

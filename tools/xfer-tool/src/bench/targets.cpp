@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
@@ -256,4 +256,4 @@ std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &b
     return ordered;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

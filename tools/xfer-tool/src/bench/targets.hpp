@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct TargetSpec {
     std::string name;    // "<backend>-<what>[-<direction>][-<size>]"
@@ -33,4 +33,4 @@ const std::vector<TargetSpec> &smoke_targets();
 std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &backends,
                                                const std::vector<std::string> &patterns, bool gpu);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 // The units legend every report carries.
 extern const char *const kUnitsLegend;
@@ -73,4 +73,4 @@ void write_report(const Report &report, const std::string &format, const std::st
 // "Gen5 x16" or "n/a".
 std::string link_or_na(const DeviceSummary &d);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

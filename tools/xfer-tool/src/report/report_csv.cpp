@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // RFC 4180: quote fields holding a separator, a quote or a line break; double the quotes.
@@ -81,4 +81,4 @@ void write_csv(std::ostream &out, const Report &report)
         write_csv_result(out, report, r);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

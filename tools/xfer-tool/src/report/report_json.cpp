@@ -4,7 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 using nlohmann::json;
@@ -223,4 +223,4 @@ Report report_from_json(const json &j)
     return report;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 int failed_checks(const Report &report)
 {
@@ -84,4 +84,4 @@ void write_report(const Report &report, const std::string &format, const std::st
     stream.finish(report);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -9,7 +9,7 @@
 #include <map>
 #include <set>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 const char *const kUnitsLegend =
     "Units: ms = milliseconds; GB/s = 10^9 bytes/s; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes.";
@@ -192,4 +192,4 @@ void write_table(std::ostream &out, const Report &report, TableStyle style)
     out << verdict_line(report) << '\n';
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -15,7 +15,7 @@
 
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 struct PatternFigures {
@@ -109,4 +109,4 @@ void run_access(WorkflowRun &run)
                                                     : "h2d copy + coalesced kernel"));
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -21,7 +21,7 @@
 #include <cstring>
 #include <optional>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 // GB/s and time of one direction at one size; `moved` counts both directions when bidirectional.
@@ -196,4 +196,4 @@ void run_bandwidth(WorkflowRun &run)
     r.verification = verifier.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

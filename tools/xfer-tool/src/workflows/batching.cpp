@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 struct MethodFigures {
@@ -116,4 +116,4 @@ void run_batching(WorkflowRun &run)
     r.verification = verifier.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 volatile std::uint64_t g_sink; // observable result: the loop cannot be optimised away
@@ -53,4 +53,4 @@ std::uint64_t HostWork::run() const
     return r;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 class HostWork {
   public:
@@ -20,4 +20,4 @@ class HostWork {
     std::uint64_t units_ = 1;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

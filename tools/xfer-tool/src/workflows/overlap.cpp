@@ -17,7 +17,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 constexpr float kFactor = 1.5f;
@@ -147,4 +147,4 @@ void run_overlap(WorkflowRun &run)
     r.figures.push_back(time_figure("d2h per batch", d2h, batch_bytes, copy_note(s)));
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct PassTimes {
     double total_ms = 0;
@@ -50,4 +50,4 @@ class OverlapPasses {
     std::vector<float> input_, expected_;
 };
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -28,7 +28,7 @@
 #include <optional>
 #include <sstream>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 int backend_device_count(const std::string &backend)
@@ -269,4 +269,4 @@ void run_peer(WorkflowRun &run)
     r.verification = verifier.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

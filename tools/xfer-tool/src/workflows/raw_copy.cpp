@@ -5,7 +5,7 @@
 
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 RawCall raw_call_for(const Session &s)
 {
@@ -68,4 +68,4 @@ void verify_raw_copies(Session &s, RawCall call, const Buffer &buf, const Stream
     verifier.bytes_from_seed(what, buf.host(), bytes, seed);
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 enum class RawCall { none, cuda_memcpy_async, cuda_prefetch_async, host_memcpy };
 
@@ -57,4 +57,4 @@ double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_directio
 void verify_raw_copies(Session &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
                        Verifier &verifier, const std::string &what);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

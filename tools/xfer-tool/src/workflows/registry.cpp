@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "workflows/workflow.hpp"
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 const std::vector<Workflow> &all_workflows()
 {
@@ -36,4 +36,4 @@ const Workflow *find_workflow(const std::string &name)
     return nullptr;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 void run_roundtrip(WorkflowRun &run)
 {
@@ -88,4 +88,4 @@ void run_roundtrip(WorkflowRun &run)
     r.verification = verifier.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

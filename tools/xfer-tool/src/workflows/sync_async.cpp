@@ -11,7 +11,7 @@
 
 #include <cstring>
 
-namespace xfer_tool {
+namespace xfer::tool {
 namespace {
 
 struct DirectionFigures {
@@ -144,4 +144,4 @@ void run_sync_async(WorkflowRun &run)
     r.verification = verifier.result();
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

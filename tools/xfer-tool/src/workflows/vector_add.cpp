@@ -11,7 +11,7 @@
 
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 void run_vector_add(WorkflowRun &run)
 {
@@ -83,4 +83,4 @@ void run_vector_add(WorkflowRun &run)
     r.figures.push_back(rate_figure("effective", 3 * bytes, total, "bytes of a, b and c over the total time"));
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 struct WorkflowRun {
     Session &session;
@@ -42,4 +42,4 @@ void run_batching(WorkflowRun &run);
 void run_access(WorkflowRun &run);
 void run_peer(WorkflowRun &run);
 
-} // namespace xfer_tool
+} // namespace xfer::tool

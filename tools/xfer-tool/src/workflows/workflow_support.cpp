@@ -6,7 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 double ms_between(Clock::time_point t0, Clock::time_point t1)
 {
@@ -160,4 +160,4 @@ double median_of(const std::vector<double> &samples)
     return summarize(samples).median;
 }
 
-} // namespace xfer_tool
+} // namespace xfer::tool

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace xfer_tool {
+namespace xfer::tool {
 
 using Clock = std::chrono::steady_clock;
 
@@ -113,4 +113,4 @@ template <class Body> void run_repeats(const RunOptions &o, Body body)
 // The median of a sample set (for derived figures).
 double median_of(const std::vector<double> &samples);
 
-} // namespace xfer_tool
+} // namespace xfer::tool
