@@ -19,8 +19,7 @@ namespace {
 const char *const kPreferredBackends[] = {"pinned", "pageable", "managed", "zerocopy", "host"};
 
 std::string found_names(const Discovery &d) {
-    std::string names;
-    for (const FoundBackend &b : d.backends) names += (names.empty() ? "" : ", ") + b.plugin->name;
+    const std::string names = d.names();
     return names.empty() ? "none" : names;
 }
 
@@ -90,7 +89,7 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
             raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_open: device ", device,
                   " is invalid (use an index >= 0, or -1 for the configured device)");
         }
-        const EffectiveConfig cfg = load_effective_config();
+        const EffectiveConfig cfg = load_effective_config(backend);
         const FoundBackend &chosen = choose_backend(cfg, backend);
         const Plugin &plugin = *chosen.plugin;
         const int index = device >= 0 ? device : cfg.device.value_or(0);

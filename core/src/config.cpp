@@ -77,6 +77,7 @@ void check_section_keys(const ConfigFile &file, const Discovery &discovery) {
     for (const ConfigEntry &e : file.entries) {
         if (e.section.empty() || is_application_section(e.section)) continue;
         const FoundBackend *b = discovery.find(e.section);
+        if (b == nullptr && discovery.found_unopened(e.section)) continue;  // its keys: checked when it is opened
         if (b == nullptr) {
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key, "' in section [", e.section,
                   "]: no backend named '", e.section, "' was found (searched: ", discovery.describe_dirs(), ")");
@@ -119,7 +120,7 @@ std::vector<std::pair<std::string, std::string>> EffectiveConfig::backend_params
     return out;
 }
 
-EffectiveConfig load_effective_config() {
+EffectiveConfig load_effective_config(const char *requested) {
     EffectiveConfig cfg;
     if (auto path = env("XFER_CONFIG")) cfg.file = read_config_file(*path);
     const ConfigFile &file = cfg.file;
@@ -173,7 +174,8 @@ EffectiveConfig load_effective_config() {
     for (const std::string &d : dirs) plugin_path.value += (plugin_path.value.empty() ? "" : ":") + d;
 
     cfg.settings = {backend, device, plugin_path};
-    cfg.discovery = discover_backends(dirs);
+    const std::string only = requested != nullptr && *requested != '\0' ? std::string(requested) : cfg.backend;
+    cfg.discovery = discover_backends(dirs, only);
     check_section_keys(file, cfg.discovery);
 
     for (const FoundBackend &b : cfg.discovery.backends) {

@@ -40,8 +40,11 @@ struct EffectiveConfig {
 };
 
 // Reads everything; throws Error (XFER_ERROR_CONFIG) naming the key, value and line (or the
-// environment variable) that is wrong.
-EffectiveConfig load_effective_config();
+// environment variable) that is wrong. `requested` (xfer_open's backend argument, NULL when
+// none): the backend to open; with it, or with a backend named by XFER_BACKEND or the file,
+// only that backend's plugin is opened (plugin_registry.hpp says why), and the file's sections
+// of the other backends are checked by name only.
+EffectiveConfig load_effective_config(const char *requested = nullptr);
 
 // XFER_<BACKEND>_<PARAM>: upper case, characters other than letters and digits become '_'.
 std::string param_env_name(const std::string &backend, const std::string &param);

@@ -312,6 +312,17 @@ const FoundBackend *Discovery::find(const std::string &name) const {
     return nullptr;
 }
 
+bool Discovery::found_unopened(const std::string &name) const {
+    return std::find(not_opened.begin(), not_opened.end(), name) != not_opened.end();
+}
+
+std::string Discovery::names() const {
+    std::string out;
+    for (const FoundBackend &b : backends) out += (out.empty() ? "" : ", ") + b.plugin->name;
+    for (const std::string &name : not_opened) out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
 std::string Discovery::describe_dirs() const {
     std::string out;
     for (const SearchedDir &d : dirs) {
@@ -363,7 +374,7 @@ std::vector<std::string> split_search_path(const std::string &list) {
     return dirs;
 }
 
-Discovery discover_backends(const std::vector<std::string> &dirs) {
+Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only) {
     Discovery d;
     std::unordered_set<std::string> seen;
     const std::string prefix = XFER_BACKEND_FILE_PREFIX;
@@ -375,6 +386,10 @@ Discovery discover_backends(const std::vector<std::string> &dirs) {
         for (const std::string &file : plugin_files(dir)) {
             std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
             if (!seen.insert(name).second) continue;  // an earlier folder already has this backend
+            if (!only.empty() && name != only) {
+                d.not_opened.push_back(name);
+                continue;
+            }
             FoundBackend found;
             const fs::path path = fs::path(dir) / file;
             const std::string unsafe = unsafe_reason(dir, path);

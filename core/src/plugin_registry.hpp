@@ -49,8 +49,13 @@ struct SearchedDir {
 struct Discovery {
     std::vector<SearchedDir> dirs;  // in search order
     std::vector<FoundBackend> backends;  // in search order; first file of a name wins
+    // Backends whose files were found but not opened: another one was asked for by name.
+    std::vector<std::string> not_opened;
 
     const FoundBackend *find(const std::string &name) const;
+    bool found_unopened(const std::string &name) const;
+    // "a, b, c": every backend name found, opened or not.
+    std::string names() const;
     // "/a (missing), /b" for messages.
     std::string describe_dirs() const;
 };
@@ -64,7 +69,10 @@ std::vector<std::string> split_search_path(const std::string &list);
 
 // Lists the plugins in `dirs`, loads new ones and probes every loaded one (probe is cheap
 // and its answer can change: a GPU may be taken away or a MIG slice reconfigured).
-Discovery discover_backends(const std::vector<std::string> &dirs);
+// With `only` set, the other plugins' files are listed in not_opened and never opened: opening
+// runs a library's constructors, and a program that asked for one backend must not run the
+// code of every file that happens to lie on the search path.
+Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only = std::string());
 
 // fork() handlers (fork_support.cpp): hold the registry's locks across fork().
 void plugin_registry_lock_for_fork();

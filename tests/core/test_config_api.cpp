@@ -44,11 +44,13 @@ std::string received_params() {
 }
 
 // Runs each configuration-reading entry point and checks they all fail with CONFIG and a
-// message containing every one of `parts`.
-void expect_config_error(std::initializer_list<std::string> parts) {
+// message containing every one of `parts`. xfer_open names `backend`, the one whose section
+// the test gets wrong (opening another backend leaves that plugin closed and its section
+// unchecked: test OpeningAnotherBackendLeavesItsSectionUnchecked).
+void expect_config_error(std::initializer_list<std::string> parts, const char *backend = "mockfull") {
     int count = 0;
     xfer_context ctx = nullptr;
-    EXPECT_XFER(XFER_ERROR_CONFIG, xfer_open("mock", 0, &ctx));
+    EXPECT_XFER(XFER_ERROR_CONFIG, xfer_open(backend, 0, &ctx));
     EXPECT_EQ(ctx, nullptr);
     std::string open_message = xfer_last_error();
     EXPECT_XFER(XFER_ERROR_CONFIG, xfer_param_count(&count));
@@ -173,7 +175,7 @@ TEST_F(ConfigApi, XferToolSectionIsLeftToTheTool) {
 
     TempFile bad("[xfer-tool]\nrepeats = 5\n[mock]\nno_such_key = 1\n");
     EnvGuard config2("XFER_CONFIG", bad.path());
-    expect_config_error({"'no_such_key'", bad.path() + ":4"});
+    expect_config_error({"'no_such_key'", bad.path() + ":4"}, "mock");
 }
 
 TEST_F(ConfigApi, MalformedLineNamesTheLine) {
@@ -216,6 +218,19 @@ TEST_F(ConfigApi, BadBoolAndIntValuesAreRejected) {
 TEST_F(ConfigApi, BadEnvironmentValueNamesTheVariable) {
     EnvGuard threads("XFER_MOCKFULL_THREADS", "many");
     expect_config_error({"XFER_MOCKFULL_THREADS", "'many'"});
+}
+
+TEST_F(ConfigApi, OpeningAnotherBackendLeavesItsSectionUnchecked) {
+    // mockfull's plugin is not opened to open mock, so its keys cannot be typed: a bad value
+    // there is reported when mockfull is opened or the backends are listed, not before.
+    TempFile conf("[mockfull]\nverbose = perhaps\n");
+    EnvGuard config("XFER_CONFIG", conf.path());
+    xfer_context ctx = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &ctx));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
+    EXPECT_XFER(XFER_ERROR_CONFIG, xfer_open("mockfull", 0, &ctx));
+    int count = 0;
+    EXPECT_XFER(XFER_ERROR_CONFIG, xfer_backend_count(&count));
 }
 
 TEST_F(ConfigApi, NamedButMissingFileIsConfigError) {

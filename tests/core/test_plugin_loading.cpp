@@ -215,6 +215,31 @@ TEST_F(PluginLoading, FirstFolderWinsForDuplicateNames) {
     }
 }
 
+TEST_F(PluginLoading, OpeningANamedBackendOpensNoOtherPluginFile) {
+    EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"named"}));
+    ASSERT_EQ(nullptr, std::getenv("XFER_MOCK_LOADED_marked")) << "an earlier test opened the marked plugin";
+    for (const char *how : {"argument", "XFER_BACKEND"}) {
+        SCOPED_TRACE(how);
+        const bool by_env = std::string(how) == "XFER_BACKEND";
+        EnvGuard backend("XFER_BACKEND", by_env ? std::optional<std::string>("mock") : std::nullopt);
+        xfer_context ctx = nullptr;
+        ASSERT_XFER(XFER_SUCCESS, xfer_open(by_env ? nullptr : "mock", 0, &ctx));
+        EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
+        EXPECT_EQ(nullptr, std::getenv("XFER_MOCK_LOADED_marked")) << "its constructor ran";
+    }
+    // A backend that is not there: the message still lists what the search path holds.
+    xfer_context ctx = nullptr;
+    EXPECT_XFER(XFER_ERROR_BACKEND_NOT_FOUND, xfer_open("absent", 0, &ctx));
+    const std::string message = xfer_last_error();
+    EXPECT_NE(message.find("marked"), std::string::npos) << message;
+    EXPECT_EQ(nullptr, std::getenv("XFER_MOCK_LOADED_marked"));
+    // Listing the backends opens every file: now the constructor runs.
+    auto marked = find_backend("marked");
+    ASSERT_TRUE(marked);
+    EXPECT_EQ(marked->available, 1);
+    EXPECT_STREQ("1", std::getenv("XFER_MOCK_LOADED_marked"));
+}
+
 TEST_F(PluginLoading, BackendListFollowsSearchOrder) {
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"probefail", "good"}));
     int count = 0;

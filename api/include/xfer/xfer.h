@@ -314,6 +314,9 @@ XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info);
       key (0 when neither sets it).
     Backend parameters come from the XFER_CONFIG file's [backend] section overridden by
     XFER_<BACKEND>_<PARAM> environment variables, read at this call.
+    When a backend is named (here, by XFER_BACKEND or by the file), only that backend's
+    plugin file is opened: the other plugins on the search path run no code (their
+    constructors included), and the file's sections for them are checked by name only.
     Returns XFER_ERROR_INVALID_ARGUMENT (ctx NULL, device < -1),
     XFER_ERROR_BACKEND_NOT_FOUND (no plugin of that name), XFER_ERROR_BACKEND_UNAVAILABLE
     (plugin failed to load or probe; message says why), XFER_ERROR_BACKEND_ABI,

@@ -12,6 +12,7 @@
  *   MOCK_DEVICE_COUNT    devices probe reports
  *   MOCK_UNRESOLVED      probe calls a function no library defines (linked without --no-undefined)
  *   MOCK_REGISTER        with MOCK_FULL: the registration entries of plugin ABI 1.1 too
+ *   MOCK_MARK_LOADED     its constructor sets XFER_MOCK_LOADED_<MOCK_NAME>=1 in the environment
  *   MOCK_PEER            with MOCK_FULL: the peer-copy entries of plugin ABI 1.2 too (and NULL
  *                        registration entries unless MOCK_REGISTER)
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
@@ -49,6 +50,12 @@
 #define MOCK_MAX_BYTES ((size_t)1 << 40)
 
 static const xfer_core_services *g_core;
+
+#ifdef MOCK_MARK_LOADED
+/* Runs when the file is opened (dlopen), before any entry point: the witness that the core
+   opened it at all. */
+__attribute__((constructor)) static void mark_loaded(void) { setenv("XFER_MOCK_LOADED_" MOCK_NAME, "1", 1); }
+#endif
 static atomic_long g_live;  /* contexts + buffers + streams + events alive */
 static atomic_long g_calls; /* entries called */
 
