@@ -44,9 +44,10 @@ void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept 
         std::lock_guard<std::mutex> lock(mutex_);
         for (std::uintptr_t start : lru_.overlapping(lo, hi - lo)) {
             const CachedRange *r = lru_.find(start, 1);
-            const std::uintptr_t a = std::max(lo, r->start);
-            const std::uintptr_t b = std::min(hi, r->start + r->bytes);
-            if (!same_page_frames(a, (b - a) / k_page_bytes, r->frames.data() + (a - r->start) / k_page_bytes)) {
+            // A copy that starts inside a registration and runs past its end (or the reverse)
+            // is refused by the driver with cudaErrorInvalidValue: the range goes.
+            const bool straddled = lo < r->start || hi > r->start + r->bytes;
+            if (straddled || !same_page_frames(lo, (hi - lo) / k_page_bytes, r->frames.data() + (lo - r->start) / k_page_bytes)) {
                 (void)evict_locked(start);
             }
         }
@@ -67,20 +68,15 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
     try {
         std::lock_guard<std::mutex> lock(mutex_);
         if (CachedRange *r = lru_.find(lo, hi - lo)) {
-            const std::size_t first = (lo - r->start) / k_page_bytes;
-            if (same_page_frames(lo, (hi - lo) / k_page_bytes, r->frames.data() + first)) {
-                ++hits_;
-                lru_.touch(*r);
-                *taken = true;
-                // Queued under the lock: an eviction (which waits for the device) cannot come
-                // between the check and the copy.
-                return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
-                             "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
-            }
-            // The addresses map other pages now: the memory was freed and reused.
-            if (auto st = evict_locked(r->start)) {
-                return st;
-            }
+            // The caller's drop_stale has just compared the pages (and evicted a stale range),
+            // so a range found here holds the very pages the copy touches.
+            ++hits_;
+            lru_.touch(*r);
+            *taken = true;
+            // Queued under the lock: an eviction (which waits for the device) cannot come
+            // between the check and the copy.
+            return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
+                         "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
         }
         if (host_pinned && lru_.overlapping(lo, hi - lo).empty()) {
             return XFER_SUCCESS;  // page-locked by cudaHostAlloc or xfer_register: not ours
@@ -89,34 +85,28 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         if (!page_frames_readable()) {
             return XFER_SUCCESS;
         }
-        // The new range absorbs the cached ones it overlaps (the driver refuses overlapping
-        // registrations), then must fit under the limit.
-        std::uintptr_t new_lo = lo;
-        std::uintptr_t new_hi = hi;
-        const auto overlaps = lru_.overlapping(lo, hi - lo);
-        for (std::uintptr_t start : overlaps) {
-            const CachedRange *r = lru_.find(start, 1);
-            new_lo = std::min(new_lo, r->start);
-            new_hi = std::max(new_hi, r->start + r->bytes);
-        }
-        if (new_hi - new_lo > lru_.limit()) {
-            return XFER_SUCCESS;
-        }
-        for (std::uintptr_t start : overlaps) {
+        // No cached range contains the copy; one that overlaps it (registered by another thread
+        // since the caller's drop_stale) goes: the copy would straddle it, and the driver
+        // refuses overlapping registrations.
+        for (std::uintptr_t start : lru_.overlapping(lo, hi - lo)) {
             if (auto st = evict_locked(start)) {
                 return st;
             }
         }
+        ranges_.store(lru_.size(), std::memory_order_relaxed);
+        if (hi - lo > lru_.limit()) {
+            return XFER_SUCCESS;
+        }
         std::vector<std::uintptr_t> victims;
-        lru_.victims_for(new_hi - new_lo, &victims);
+        lru_.victims_for(hi - lo, &victims);
         for (std::uintptr_t start : victims) {
             if (auto st = evict_locked(start)) {
                 return st;
             }
         }
         CachedRange range;
-        range.start = new_lo;
-        range.bytes = new_hi - new_lo;
+        range.start = lo;
+        range.bytes = hi - lo;
         void *p = reinterpret_cast<void *>(range.start);
         if (cudaHostRegister(p, range.bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
             (void)cudaGetLastError();  // not paid: the caller copies the uncached way

@@ -48,15 +48,18 @@ public:
     // Copies `bytes` between pageable host memory and device memory through a cached
     // registration of the host side (registered now on a miss) with cudaMemcpyAsync on `s`, and
     // sets *taken; or leaves it to the caller (*taken false, XFER_SUCCESS). The context's
-    // device must be current. Thread-safe.
+    // device must be current; drop_stale(host side) must have run just before (a hit trusts its
+    // page check). Thread-safe.
     // `host_pinned`: the host side looked page-locked to the driver, which it also does for a
-    // stale cached range; memory page-locked by others (no cached range overlaps) is left alone.
+    // cached range; memory page-locked by others (no cached range overlaps) is left alone.
     xfer_status copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,
                      cudaStream_t s, bool *taken) noexcept;
 
-    // Evicts cached ranges overlapping [ptr, ptr + bytes) whose pages changed, so the driver no
-    // longer sees those addresses as page-locked (xfer_memcpy_batch_async calls it for each
-    // host pointer before classifying it). Cheap when the cache is empty.
+    // Makes [ptr, ptr + bytes) safe to hand to the driver: evicts the cached ranges it overlaps
+    // whose pages changed (the memory was freed and reused: the driver would DMA the old pages)
+    // and those it straddles (a copy that crosses a registration's end is refused with
+    // cudaErrorInvalidValue). Every copy of the backend calls it for each host pointer before
+    // classifying it. Cheap when the cache is empty.
     void drop_stale(const void *ptr, std::size_t bytes) noexcept;
 
     // Unregisters cached ranges overlapping [ptr, ptr + bytes) (all of them with bytes == 0

@@ -10,6 +10,11 @@ namespace {
 
 __global__ void write_through(int *p) { *p = 42; }
 
+__global__ void write_through_after(int *p, unsigned microseconds) {
+    for (unsigned i = 0; i < microseconds; ++i) __nanosleep(1000);
+    *p = 42;
+}
+
 __global__ void assert_zero(int value) { assert(value == 0); }
 
 }  // namespace
@@ -18,6 +23,11 @@ namespace xfer_test {
 
 cudaError_t launch_illegal_write(cudaStream_t stream) {
     write_through<<<1, 1, 0, stream>>>(reinterpret_cast<int *>(0x10));
+    return cudaGetLastError();
+}
+
+cudaError_t launch_illegal_write_after(cudaStream_t stream, unsigned microseconds) {
+    write_through_after<<<1, 1, 0, stream>>>(reinterpret_cast<int *>(0x10), microseconds);
     return cudaGetLastError();
 }
 

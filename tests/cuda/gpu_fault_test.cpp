@@ -16,6 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cuda_runtime_api.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +167,57 @@ TEST_P(GpuFaults, ChildOfAProcessThatUsedCudaFindsTheBackendUnavailable) {
         STEP(WIFEXITED(status) && WEXITSTATUS(status) == 0);
         STEP(xfer_close(ctx) == XFER_SUCCESS);  // the parent's context is untouched
     });
+}
+
+// A fault that lands while a staged pageable copy is under way (issue 7): its worker threads
+// see the sticky error in the middle of the copy. The copy's call or the next synchronisation
+// reports it naming the CUDA error, later calls are refused, nothing hangs (the child's alarm
+// turns a hang into a failure); both directions, both staging modes.
+TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
+    for (const char *mode : {"sync", "async"}) {
+        for (const xfer_direction dir : {XFER_TO_DEVICE, XFER_TO_HOST}) {
+            SCOPED_TRACE(std::string(mode) + (dir == XFER_TO_DEVICE ? " to device" : " to host"));
+            // Set before fork: the child inherits them before its first CUDA call. Eager module
+            // loading: the async gate must not meet a lazily loaded kernel (xfer.h says why).
+            ::setenv("XFER_PAGEABLE_STAGING", mode, 1);
+            ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
+            in_child([&] {
+                const std::size_t n = std::size_t(64) << 20;  // staged: above staged_min_bytes
+                xfer_context ctx = nullptr;
+                xfer_stream s = nullptr, other = nullptr;
+                void *dev = nullptr;
+                STEP(xfer_open("pageable", 0, &ctx) == XFER_SUCCESS);
+                STEP(xfer_stream_create(ctx, &s) == XFER_SUCCESS);
+                STEP(xfer_stream_create(ctx, &other) == XFER_SUCCESS);
+                STEP(cudaMalloc(&dev, n) == cudaSuccess);
+                std::vector<unsigned char> host(n, 0x5a);
+                const xfer_copy_kind kind = dir == XFER_TO_DEVICE ? XFER_COPY_HOST_TO_DEVICE : XFER_COPY_DEVICE_TO_HOST;
+                void *dst = dir == XFER_TO_DEVICE ? dev : static_cast<void *>(host.data());
+                const void *src = dir == XFER_TO_DEVICE ? static_cast<const void *>(host.data()) : dev;
+                // A clean staged copy first: the engine's workers and slots exist.
+                STEP(xfer_memcpy_async(ctx, dst, src, n, kind, s) == XFER_SUCCESS);
+                STEP(xfer_stream_synchronize(s) == XFER_SUCCESS);
+                // The fault lands ~0.5 ms into a copy of ~1-3 ms.
+                STEP(xfer_test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 500) ==
+                     cudaSuccess);
+                const xfer_status copied = xfer_memcpy_async(ctx, dst, src, n, kind, s);
+                const std::string copy_message = xfer_last_error();
+                const xfer_status synced = xfer_stream_synchronize(s);
+                const std::string sync_message = xfer_last_error();
+                STEP(copied == XFER_SUCCESS || copied == XFER_ERROR_BACKEND || copied == XFER_ERROR_BACKEND_UNAVAILABLE);
+                STEP(synced == XFER_ERROR_BACKEND || synced == XFER_ERROR_BACKEND_UNAVAILABLE);
+                STEP(contains(sync_message.c_str(), "cudaErrorIllegalAddress") ||
+                     contains(copy_message.c_str(), "cudaErrorIllegalAddress"));
+                // Refused from now on, without hanging.
+                STEP(xfer_memcpy_async(ctx, dst, src, n, kind, s) == XFER_ERROR_BACKEND_UNAVAILABLE);
+                STEP(xfer_stream_synchronize(other) == XFER_ERROR_BACKEND_UNAVAILABLE);
+                STEP(host_backend_works());
+                (void)xfer_close(ctx);
+            });
+            ::unsetenv("XFER_PAGEABLE_STAGING");
+            ::unsetenv("CUDA_MODULE_LOADING");
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuFaults, ::testing::Values("pageable", "pinned", "managed", "zerocopy"),

@@ -160,6 +160,51 @@ TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     munmap(again, n);
 }
 
+// A copy that starts inside a cached registration and runs past its end is refused by the
+// driver (cudaErrorInvalidValue) unless the cache lets the range go first: single copies below
+// registration_min, copies at or above it, and batch entries, both directions.
+TEST_P(GpuRegistrationCache, CopiesStraddlingACachedRangeAreAcceptedAndExact) {
+    const bool cached = cache_can_prove_hits();
+    const std::size_t n = 8u << 20;
+    const std::size_t half = n / 2;
+    auto *host = static_cast<unsigned char *>(std::aligned_alloc(4096, n));
+    ASSERT_NE(nullptr, host);
+    const auto data = random_bytes(n, fresh_seed());
+    std::memcpy(host, data.data(), n);
+    xfer_buffer dev = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dev));
+    auto *d = static_cast<unsigned char *>(xfer_device_ptr(dev));
+    const xfer_registration_stats before = stats();
+    // [0, half) is cached now (a miss that registers it).
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_));
+    const bool registered = stats().cache_ranges > before.cache_ranges;
+    EXPECT_EQ(cached, registered);
+    // Below registration_min, across the end of the cached range.
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d + half - 32768, host + half - 32768, 65536, XFER_COPY_HOST_TO_DEVICE,
+                                     stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_));  // cached again
+    // A batch entry the copy engine takes (above the pack limit), across the end again.
+    void *dsts[] = {d + half - (300u << 10)};
+    const void *srcs[] = {host + half - (300u << 10)};
+    const size_t sizes[] = {600u << 10};
+    ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, dsts, srcs, sizes, 1, XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_));  // cached again
+    // At or above registration_min: the rest of the buffer, starting inside the cached range.
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d + half - 4096, host + half - 4096, n - half + 4096,
+                                     XFER_COPY_HOST_TO_DEVICE, stream_));
+    // Back to the host across both cached ranges' ends, into a host range that is cached.
+    std::vector<unsigned char> back(n, 0);
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), d, n, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, host + half - 8192, d + half - 8192, 16384, XFER_COPY_DEVICE_TO_HOST,
+                                     stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_TRUE(back == data);
+    EXPECT_EQ(0, std::memcmp(host, data.data(), n));
+    if (cached) EXPECT_GT(stats().cache_evictions, before.cache_evictions);
+    EXPECT_XFER_OK(xfer_free(dev));
+    std::free(host);
+}
+
 TEST_P(GpuRegistrationCache, EvictsUnderTheByteLimit) {
     // A context of its own with an 8 MiB limit.
     ASSERT_EQ(0, setenv("XFER_PINNED_REGISTRATION_CACHE", "8MiB", 1));

@@ -97,6 +97,10 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
+        // A cached registration the copy straddles or whose pages changed goes first: the
+        // driver's view of the pointers (classify) must be the one the copy will get.
+        c.drop_stale_registrations(dst, bytes);
+        c.drop_stale_registrations(src, bytes);
         // Each pointer is classified once (a driver query each) and the answer handed on.
         const Memory to = classify(dst);
         const Memory from = classify(src);

@@ -63,8 +63,9 @@ struct Context {
     // overlap [ptr, ptr + bytes) (before xfer_register takes them) and adds its counters.
     virtual void forget_cached_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
     virtual void cache_stats(xfer_registration_stats * /*out*/) const noexcept {}
-    // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused, so
-    // that the pointer classifies as what it is now (batches call it for their host pointers).
+    // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused or
+    // that the range straddles, so that the pointer classifies as what it is now and the driver
+    // accepts the copy (every raw copy calls it for its pointers before classifying them).
     virtual void drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
     // A raw copy between host memory and device memory (memcpy.cpp; `to`, `from`: what the
     // pointers were classified as there), offered to the backend's
