@@ -3,8 +3,7 @@
 
 #include "managed_advice.hpp"
 #include "managed_context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::managed {
 namespace {
@@ -67,6 +66,16 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
 
 }  // namespace
 
-const BufferStrategy k_buffers{allocate_managed, release_managed, prefetch};
+// One memory for both views; a copy migrates its pages (a prefetch, or the to_host method's
+// DMA into them), queued on the stream.
+constexpr BufferStrategy k_buffers{
+    {plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued},
+    allocate_managed,
+    release_managed,
+    prefetch,
+};
+static_assert(consistent(k_buffers));
+static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY),
+              "managed: one memory, pages migrate in stream order");
 
 }  // namespace xfer::cuda::managed

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <cstring>
-#include <string>
+#include <cstddef>
 #include <thread>
 
 #include "pageable_context.hpp"
 #include "staging_plan.hpp"
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/backend.hpp"
 
 namespace xfer::cuda::pageable {
 
-const xfer_backend_param k_params[] = {
+constexpr xfer_backend_param k_params[] = {
     {"staging", "string", "sync",
      "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
      "through the staging engine (worker threads copy chunks into page-locked slots while the copy engine moves "
@@ -33,8 +31,13 @@ const xfer_backend_param k_params[] = {
      "the crossover of a machine with `xfer-tool bench --targets 'pageable-raw-*'`"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
 
 namespace {
+
+// The values of `staging`, in the order of Staging.
+enum Staging : std::size_t { staging_sync, staging_async, staging_off };
+constexpr const char *k_staging_modes[] = {"sync", "async", "off"};
 
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {
@@ -48,13 +51,14 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t slots = 0;
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
-    // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
-    const std::string staging = param_text(k_params, k_param_count, values, count, "staging");
-    if (staging != "sync" && staging != "async" && staging != "off") {
-        return fail(XFER_ERROR_CONFIG, "pageable: staging = '%s' is not one of sync, async, off", staging.c_str());
+    std::size_t staging = 0;
+    if (auto st = param_choice("pageable", k_params, k_param_count, values, count, "staging", k_staging_modes,
+                               &staging)) {
+        return st;
     }
     if (auto st = read(values, count, "staging_threads", 0, 256, &threads)) return st;
     if (auto st = read(values, count, "staging_slots", 0, 4096, &slots)) return st;
+    // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
     if (auto st = read(values, count, "chunk_size", 4096, 1ull << 30, &chunk)) return st;
     if (auto st = read(values, count, "staged_min_bytes", 0, ~0ull, &staged_min)) return st;
     if (threads == 0) {
@@ -69,9 +73,9 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
                     static_cast<unsigned long long>(threads));
     }
     auto ctx = std::make_unique<PageableContext>();
-    if (staging != "off") {
+    if (staging != staging_off) {
         EngineConfig config;
-        config.asynchronous = staging == "async";
+        config.asynchronous = staging == staging_async;
         config.threads = threads;
         config.slots = slots;
         config.chunk_bytes = chunk;

@@ -45,7 +45,6 @@
 
 #include "stream_gate.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/host_copy_hook.hpp"
 
 namespace xfer::cuda::pageable {
 

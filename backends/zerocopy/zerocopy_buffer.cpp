@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "zerocopy_buffer.hpp"
 
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::zerocopy {
 namespace {
@@ -27,7 +27,9 @@ xfer_status release_mapped(const Context &, Buffer &b) {
 
 }  // namespace
 
-const BufferStrategy k_buffers{
+constexpr BufferStrategy k_buffers{
+    // One memory (mapped page-locked host memory) that the device reaches over the bus.
+    {plugin::Views::shared, plugin::Movement::none, plugin::Completion::queued},
     allocate_mapped,
     release_mapped,
     // No copy entry: both views are the same memory, so nothing moves. Nothing needs queuing
@@ -36,5 +38,7 @@ const BufferStrategy k_buffers{
     // synchronisation the copy contract already asks for before the host reads.
     nullptr,
 };
+static_assert(consistent(k_buffers));
+static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY), "zero-copy: one memory, nothing moves");
 
 }  // namespace xfer::cuda::zerocopy

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/packed_batch.hpp"
+#include "batch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,15 +8,13 @@
 #include <thread>
 #include <vector>
 
-#include "xfer_cuda/batch_kernels.hpp"
+#include <xfer_plugin/params.hpp>
+
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/slot_event.hpp"
 
 namespace xfer::cuda {
 
-const xfer_backend_param k_batch_params[] = {
+constexpr xfer_backend_param k_batch_params[] = {
     {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
@@ -29,24 +27,25 @@ const xfer_backend_param k_batch_params[] = {
      "threads started for the group when it holds at least 1 MiB); 1: the callback thread alone"},
 };
 const std::size_t k_batch_param_count = sizeof k_batch_params / sizeof k_batch_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_batch_params), "param_u64 parses declared defaults as decimals");
 
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
                               Context &ctx) noexcept {
+    const auto read = [&](const char *name, std::uint64_t min, std::uint64_t max, std::uint64_t *out) {
+        return plugin::param_u64(backend, k_batch_params, k_batch_param_count, values, count, name, min, max, out);
+    };
     std::uint64_t slot = 0;
     std::uint64_t max_entry = 0;
+    std::uint64_t threads = 0;
     // A slot holds at least a page; at most 1 GiB (two of each kind are pinned / allocated).
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_staging", 4096, 1ull << 30,
-                            &slot)) {
+    if (auto st = read("batch_staging", 4096, 1ull << 30, &slot)) {
         return st;
     }
     // An entry must fit an empty slot beside its descriptor: a quarter of a slot at most.
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_pack_max", 0, slot / 4,
-                            &max_entry)) {
+    if (auto st = read("batch_pack_max", 0, slot / 4, &max_entry)) {
         return st;
     }
-    std::uint64_t threads = 0;
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_host_threads", 1, 64,
-                            &threads)) {
+    if (auto st = read("batch_host_threads", 1, 64, &threads)) {
         return st;
     }
     if (max_entry > 0) {
