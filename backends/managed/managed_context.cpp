@@ -7,14 +7,18 @@
 
 namespace xfer::cuda::managed {
 
+// The help text names the slot count of the to-host methods, built from it.
+constexpr auto k_chunk_help = plugin::join("bytes per chunk (and per each of the ",
+                                           plugin::decimal<ManagedToHost::k_slots>().text,
+                                           " slots) of the dma and staged to-host methods");
+
 constexpr xfer_backend_param k_params[] = {
     {"to_host", "string", "prefetch",
      "how xfer_copy_async(XFER_TO_HOST) moves managed memory: prefetch (cudaMemPrefetchAsync to the host), dma "
      "(copy into a device slot, discard-and-prefetch the pages to the host, one DMA back into them) or staged "
      "(one DMA into a page-locked slot, discard-and-prefetch, a host copy into the pages); see "
      "backends/managed/README.md"},
-    {"to_host_chunk", "size", "67108864",
-     "bytes per chunk (and per each of the 2 slots) of the dma and staged to-host methods"},
+    {"to_host_chunk", "size", "67108864", k_chunk_help.text},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
 static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");

@@ -39,8 +39,10 @@ public:
     xfer_status to_host(char *range, std::size_t bytes, cudaStream_t s) noexcept;
     xfer_status close() noexcept;
 
-private:
+    // Slots of the dma and staged methods, of one chunk each, used in turn.
     static constexpr std::size_t k_slots = 2;
+
+private:
     struct Slot {
         void *memory = nullptr;  // device memory (dma) or page-locked host memory (staged)
         cudaEvent_t done = nullptr;

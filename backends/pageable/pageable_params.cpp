@@ -8,6 +8,16 @@
 
 namespace xfer::cuda::pageable {
 
+// Help texts that name constants of the staging plan are built from them.
+static_assert(k_min_chunk_bytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
+constexpr auto k_threads_help =
+    plugin::join("worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
+                 plugin::decimal<k_max_auto_threads>().text);
+constexpr auto k_chunk_help =
+    plugin::join("bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
+                 "gets a chunk of at least ",
+                 plugin::decimal<k_min_chunk_bytes / 1024>().text, " KiB)");
+
 constexpr xfer_backend_param k_params[] = {
     {"staging", "string", "sync",
      "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
@@ -16,15 +26,12 @@ constexpr xfer_backend_param k_params[] = {
      "async = the same but the call returns at once and the stream waits at a gate (stream memory operations): "
      "do not combine with CUDA calls that wait for the whole device from other threads (first kernel launches "
      "under lazy module loading, cudaFree); off = every copy goes straight to cudaMemcpyAsync"},
-    {"staging_threads", "int", "0",
-     "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most 16"},
+    {"staging_threads", "int", "0", k_threads_help.text},
     {"staging_slots", "int", "0",
      "page-locked staging slots of chunk_size bytes each, shared out among the workers (allocated once, at the "
      "context's first staged copy); 0 = twice staging_threads, so each worker fills one slot while the copy "
      "engine reads another"},
-    {"chunk_size", "size", "4194304",
-     "bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker gets "
-     "a chunk of at least 256 KiB)"},
+    {"chunk_size", "size", "4194304", k_chunk_help.text},
     {"staged_min_bytes", "size", "16777216",
      "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them: on the "
      "H200 the driver moved 4 MiB at 13 GB/s, the engine at 8; at 16 MiB the engine was 1.9x faster); measure "

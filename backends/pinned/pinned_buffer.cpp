@@ -22,7 +22,6 @@ const HostAllocator k_page_locked{allocate_page_locked, free_page_locked};
 // Page-locked memory is what the copy engine reads and writes directly: plain
 // cudaMemcpyAsync is truly asynchronous and keeps stream order.
 constexpr BufferStrategy k_buffers = separate_views<k_page_locked>(dma_copy_between_views, plugin::Completion::queued);
-static_assert(consistent(k_buffers));
 static_assert(caps_of(k_buffers) == XFER_CAP_ASYNC_COPY, "pinned: two views, DMA queued on the stream");
 
 }  // namespace xfer::cuda::pinned

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 
 #include <cuda_runtime_api.h>
 #include <xfer/xfer_backend.h>
@@ -53,6 +54,18 @@ constexpr bool consistent(const BufferStrategy &s) noexcept {
 
 // The XFER_CAP_* bits of a backend with this strategy (plugin_table puts them in the table).
 constexpr unsigned caps_of(const BufferStrategy &s) noexcept { return plugin::caps_of(s.facts); }
+
+// A strategy from its facts and functions, checked: in the initialiser of a constexpr variable
+// (as every strategy is declared) an inconsistent one does not compile.
+constexpr BufferStrategy strategy(plugin::BufferFacts facts, decltype(BufferStrategy::allocate) allocate,
+                                  decltype(BufferStrategy::release) release,
+                                  decltype(BufferStrategy::copy_async) copy_async) {
+    const BufferStrategy s{facts, allocate, release, copy_async};
+    if (!consistent(s)) {
+        throw std::logic_error("a buffer strategy whose facts and functions disagree (see consistent())");
+    }
+    return s;
+}
 
 // ------------------------------------------------------------------ separate views
 // Buffers whose two views are two allocations (pinned, pageable): the device view is cudaMalloc
@@ -99,10 +112,8 @@ struct SeparateViews {
 // copy (Movement::copy) with `copy`, and return as `completion` says.
 template <const HostAllocator &H>
 constexpr BufferStrategy separate_views(decltype(BufferStrategy::copy_async) copy, plugin::Completion completion) {
-    return BufferStrategy{{plugin::Views::separate, plugin::Movement::copy, completion},
-                          detail::SeparateViews<H>::allocate,
-                          detail::SeparateViews<H>::release,
-                          copy};
+    return strategy({plugin::Views::separate, plugin::Movement::copy, completion}, detail::SeparateViews<H>::allocate,
+                    detail::SeparateViews<H>::release, copy);
 }
 
 }  // namespace xfer::cuda

@@ -86,4 +86,51 @@ constexpr bool declared_defaults_are_decimal(const xfer_backend_param (&declared
     return true;
 }
 
+// ------------------------------------------------------------------------ help texts
+// A help text that names a constant of the code ("at most 16 workers", "each of the 2 slots")
+// is built from that constant at compile time, so the text cannot drift from the code:
+//   constexpr auto k_help = plugin::join("at most ", plugin::decimal<k_max_threads>().text, " workers");
+//   ... {"threads", "int", "0", k_help.text} ...
+
+template <std::size_t N>
+struct HelpText {
+    char text[N];  // NUL-terminated
+};
+
+namespace detail {
+constexpr std::size_t decimal_digits(std::uint64_t v) noexcept {
+    std::size_t n = 1;
+    for (; v >= 10; v /= 10) {
+        ++n;
+    }
+    return n;
+}
+template <std::size_t M, std::size_t N>
+constexpr void append(char (&out)[M], std::size_t &at, const char (&part)[N]) noexcept {
+    for (std::size_t i = 0; i + 1 < N; ++i) {  // the part's own NUL is left out
+        out[at++] = part[i];
+    }
+}
+}  // namespace detail
+
+// V in decimal, e.g. decimal<16>().text is "16".
+template <std::uint64_t V>
+constexpr HelpText<detail::decimal_digits(V) + 1> decimal() noexcept {
+    HelpText<detail::decimal_digits(V) + 1> out{};
+    std::uint64_t v = V;
+    for (std::size_t i = detail::decimal_digits(V); i-- > 0; v /= 10) {
+        out.text[i] = static_cast<char>('0' + v % 10);
+    }
+    return out;
+}
+
+// The parts (string literals, HelpText::text) one after the other.
+template <std::size_t... N>
+constexpr HelpText<(N + ...) - sizeof...(N) + 1> join(const char (&...parts)[N]) noexcept {
+    HelpText<(N + ...) - sizeof...(N) + 1> out{};
+    std::size_t at = 0;
+    (detail::append(out.text, at, parts), ...);
+    return out;
+}
+
 }  // namespace xfer::plugin
