@@ -60,7 +60,7 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
         return check(cudaMemPrefetchAsync(range, bytes, to, 0, s),
                      "cudaMemPrefetchAsync(%zu bytes at offset %zu, device %d)", bytes, offset, c.device);
     }
-    // The method the to_host parameter chose (managed_to_host.hpp); prefetch by default.
+    // The method the to_host parameter chose (managed_to_host.hpp).
     return static_cast<const ManagedContext &>(c).mover->to_host(range, bytes, s);
 }
 

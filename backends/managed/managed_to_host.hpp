@@ -3,7 +3,7 @@
 // the host runs at 10-15 GB/s (the driver migrates page by page and updates CPU page tables)
 // while a DMA from device memory runs at ~55 GB/s. Selected by the managed backend's `to_host`
 // parameter so that both can be measured side by side:
-//  - prefetch (default): cudaMemPrefetchAsync(range, host);
+//  - prefetch: cudaMemPrefetchAsync(range, host);
 //  - dma: per chunk, a device-to-device copy of the range into a device slot, then
 //    cudaMemDiscardAndPrefetchBatchAsync(range, host) (the pages move to the host without their
 //    bytes: only page tables), then one DMA from the slot into the now host-resident pages;

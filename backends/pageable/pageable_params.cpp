@@ -2,6 +2,7 @@
 #include <cstddef>
 #include <thread>
 
+#include "pageable_buffer.hpp"
 #include "pageable_context.hpp"
 #include "staging_plan.hpp"
 #include "xfer_cuda/backend.hpp"
@@ -45,6 +46,12 @@ namespace {
 // The values of `staging`, in the order of Staging.
 enum Staging : std::size_t { staging_sync, staging_async, staging_off };
 constexpr const char *k_staging_modes[] = {"sync", "async", "off"};
+
+// The buffer strategy's facts (and so the table's capabilities) describe the declared default:
+// only `async` returns before the bytes move; sync and off may wait on the host.
+static_assert((k_default_completion == plugin::Completion::queued) ==
+                  plugin::same_text(plugin::declared_default(k_params, "staging"), k_staging_modes[staging_async]),
+              "k_default_completion (pageable_buffer.hpp) must describe the declared default of staging");
 
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {

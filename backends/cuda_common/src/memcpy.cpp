@@ -94,7 +94,7 @@ bool batch_fallback_applies(cudaError_t err) {
 }
 
 // Checks the pointers of copies [0, count) against `kind`; sets *any_pageable for the copies
-// the copy engine takes. With `pack` (a batch), also the route of each copy (batch_plan.hpp).
+// the copy engine takes. With `pack` (a batch), also the route of each copy (batch.hpp).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                            xfer_copy_kind kind, bool *any_pageable, const PackConfig *pack = nullptr,
                            Route *routes = nullptr) {
@@ -215,7 +215,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
             }
             return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
         }
-        // Small copies between host and device memory are packed (packed_batch.hpp); the rest
+        // Small copies between host and device memory are packed (batch.hpp); the rest
         // go to the copy engine as before. Both parts are checked before either is queued.
         std::vector<Route> routes(count);
         if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &pack, routes.data())) {

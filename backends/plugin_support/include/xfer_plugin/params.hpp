@@ -71,6 +71,23 @@ constexpr bool plain_decimal(const char *text) noexcept {
 }
 }  // namespace detail
 
+// The declared default text of `name` in the table, nullptr when it is not declared; for
+// static_assert of what code assumes about a default (e.g. the capabilities it implies).
+template <std::size_t N>
+constexpr const char *declared_default(const xfer_backend_param (&declared)[N], const char *name) noexcept {
+    for (const xfer_backend_param &p : declared) {
+        if (detail::same_text(p.name, name)) {
+            return p.default_value;
+        }
+    }
+    return nullptr;
+}
+
+// True when `a` and `b` are the same text (both non-null); constexpr.
+constexpr bool same_text(const char *a, const char *b) noexcept {
+    return a != nullptr && b != nullptr && detail::same_text(a, b);
+}
+
 // True when every "int", "size" and "bool" parameter of the table declares its default as a
 // plain decimal (what param_u64 parses: the core hands values over that way, but a declared
 // default reaches the plugin as written). For static_assert next to a constexpr table.
