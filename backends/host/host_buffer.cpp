@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_buffer.hpp"
 
-#include "host_errors.hpp"
+#include <xfer_plugin/errors.hpp>
 
 #include <unistd.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-namespace xfer_host {
+namespace xfer::host {
 namespace {
 struct FreeDeleter {
     void operator()(unsigned char *p) const noexcept { std::free(p); }
@@ -28,9 +28,8 @@ xfer_status allocate_view(std::size_t bytes, const char *which, Block *out) {
     void *p = nullptr;
     const int rc = posix_memalign(&p, page_size(), bytes);
     if (rc != 0) {
-        report(XFER_ERROR_OUT_OF_MEMORY, std::string("posix_memalign(") + std::to_string(bytes) + " bytes, " + which +
-                                             "): " + std::strerror(rc) + " (errno " + std::to_string(rc) + ")");
-        return XFER_ERROR_OUT_OF_MEMORY;
+        return plugin::fail(XFER_ERROR_OUT_OF_MEMORY, "posix_memalign(%zu bytes, %s): %s (errno %d)", bytes, which,
+                            std::strerror(rc), rc);
     }
     out->reset(static_cast<unsigned char *>(p));
     return XFER_SUCCESS;
@@ -97,11 +96,11 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     if (!account->reserve(bytes)) {
         const auto capacity = account->capacity();
         const auto used = account->used();
-        report(XFER_ERROR_OUT_OF_MEMORY,
-               "host buffer_alloc: emulated device memory exhausted: " + std::to_string(bytes) + " bytes requested, " +
-                   std::to_string(used > capacity ? 0 : capacity - used) + " of " + std::to_string(capacity) +
-                   " bytes free (capacity set by the device_memory parameter, default physical RAM)");
-        return XFER_ERROR_OUT_OF_MEMORY;
+        return plugin::fail(XFER_ERROR_OUT_OF_MEMORY,
+                            "host buffer_alloc: emulated device memory exhausted: %zu bytes requested, %llu of %llu "
+                            "bytes free (capacity set by the device_memory parameter, default physical RAM)",
+                            bytes, static_cast<unsigned long long>(used > capacity ? 0 : capacity - used),
+                            static_cast<unsigned long long>(capacity));
     }
     Reservation reservation(*account, bytes);
     Block host;
@@ -128,4 +127,4 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer_host
+}  // namespace xfer::host

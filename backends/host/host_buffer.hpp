@@ -5,6 +5,7 @@
 #include "host_context.hpp"
 
 #include <xfer/xfer_backend.h>
+#include <xfer_plugin/table.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -12,7 +13,7 @@
 #include <memory>
 #include <mutex>
 
-namespace xfer_host {
+namespace xfer::host {
 
 class HostStorage;
 
@@ -71,4 +72,13 @@ struct HostBuffer {
     std::shared_ptr<HostStorage> storage;
 };
 
-}  // namespace xfer_host
+// The strategy as facts, from which the table's capability bits are derived: two views (two
+// allocations), a buffer copy is a memcpy between them, queued on the stream's worker thread
+// so that the call returns at once.
+constexpr plugin::BufferFacts k_buffer_facts{plugin::Views::separate, plugin::Movement::copy,
+                                             plugin::Completion::queued};
+static_assert(plugin::consistent(k_buffer_facts));
+static_assert(plugin::caps_of(k_buffer_facts) == XFER_CAP_ASYNC_COPY,
+              "host: separate views, copies queued on a worker thread: asynchronous copies, nothing more");
+
+}  // namespace xfer::host

@@ -3,20 +3,27 @@
 
 #include "host_buffer.hpp"
 
-#include "host_errors.hpp"
+#include <xfer_plugin/params.hpp>
 
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
-#include <string>
 #include <thread>
 
-namespace xfer_host {
+namespace xfer::host {
+
+constexpr xfer_backend_param k_params[] = {
+    {"device_memory", "size", "0",
+     "capacity of the emulated device in bytes (0: half the physical RAM, as each buffer takes its size "
+     "twice from RAM: host view and device view); allocations beyond it fail with XFER_ERROR_OUT_OF_MEMORY"},
+    {"devices", "int", "1",
+     "number of emulated devices (>= 1): device indexes 0 .. devices-1, each context on its own device memory; "
+     "peer copies between them are memcpys"},
+};
+const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
 
 bool DeviceMemoryAccount::reserve(std::uint64_t bytes) noexcept {
     std::uint64_t used = used_.load();
@@ -39,21 +46,6 @@ std::uint64_t pages_to_bytes(long pages) noexcept {
     }
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
 }
-
-// Parses the decimal byte count the core hands over for a "size" parameter.
-bool parse_bytes(const char *text, std::uint64_t *out) noexcept {
-    if (text == nullptr || *text < '0' || *text > '9') {
-        return false;
-    }
-    errno = 0;
-    char *end = nullptr;
-    const unsigned long long value = std::strtoull(text, &end, 10);
-    if (errno != 0 || end == text || *end != '\0') {
-        return false;
-    }
-    *out = value;
-    return true;
-}
 }  // namespace
 
 std::uint64_t physical_memory_bytes() noexcept { return pages_to_bytes(sysconf(_SC_PHYS_PAGES)); }
@@ -63,15 +55,9 @@ std::uint64_t available_memory_bytes() noexcept { return pages_to_bytes(sysconf(
 xfer_status create_context(int device, const xfer_backend_param_value *params, std::size_t param_count,
                            HostContext **out) {
     std::uint64_t device_memory = 0;
-    for (std::size_t i = 0; i < param_count; ++i) {
-        if (params[i].name == nullptr || std::strcmp(params[i].name, "device_memory") != 0) {
-            continue;  // The core only passes declared parameters; nothing else to read.
-        }
-        if (!parse_bytes(params[i].value, &device_memory)) {
-            report(XFER_ERROR_CONFIG, std::string("host: parameter device_memory: expected a byte count, got '") +
-                                          (params[i].value ? params[i].value : "(null)") + "'");
-            return XFER_ERROR_CONFIG;
-        }
+    if (auto st = plugin::param_u64("host", k_params, k_param_count, params, param_count, "device_memory", 0,
+                                    std::numeric_limits<std::uint64_t>::max(), &device_memory)) {
+        return st;
     }
     auto ctx = std::make_unique<HostContext>();
     ctx->device = device;
@@ -93,24 +79,12 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
 }
 
 xfer_status count_devices(const xfer_backend_param_value *params, std::size_t param_count, int *device_count) {
-    for (std::size_t i = 0; i < param_count; ++i) {
-        if (params[i].name == nullptr || std::strcmp(params[i].name, "devices") != 0) {
-            continue;
-        }
-        const char *text = params[i].value != nullptr ? params[i].value : "(null)";
-        char *end = nullptr;
-        errno = 0;
-        const long value = std::strtol(text, &end, 10);
-        if (errno != 0 || end == text || *end != '\0' || value < 1 || value > std::numeric_limits<int>::max()) {
-            report(XFER_ERROR_CONFIG, std::string("host: parameter devices (XFER_HOST_DEVICES, [host] devices): "
-                                                  "expected a number of emulated devices >= 1, got '") +
-                                          text + "'");
-            return XFER_ERROR_CONFIG;
-        }
-        *device_count = static_cast<int>(value);
-        return XFER_SUCCESS;
+    std::uint64_t devices = 0;
+    if (auto st = plugin::param_u64("host", k_params, k_param_count, params, param_count, "devices", 1,
+                                    static_cast<std::uint64_t>(std::numeric_limits<int>::max()), &devices)) {
+        return st;
     }
-    *device_count = 1;  // not passed: a core that predates the parameter
+    *device_count = static_cast<int>(devices);
     return XFER_SUCCESS;
 }
 
@@ -139,4 +113,4 @@ void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept {
     info->unified_addressing = 1;
 }
 
-}  // namespace xfer_host
+}  // namespace xfer::host

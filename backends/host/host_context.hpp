@@ -7,10 +7,11 @@
 #include "host_register.hpp"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 
-namespace xfer_host {
+namespace xfer::host {
 
 class LiveViews;
 
@@ -49,15 +50,21 @@ std::uint64_t physical_memory_bytes() noexcept;
 // RAM not in use right now in bytes (sysconf), 0 if unknown.
 std::uint64_t available_memory_bytes() noexcept;
 
+// The declared parameters (name, type, default, help), for the plugin table. Each default is
+// written here once, as text; create_context and count_devices parse it like any other value
+// (param_u64 of xfer_plugin/params.hpp).
+extern const xfer_backend_param k_params[];
+extern const std::size_t k_param_count;
+
 // Builds a context from the effective parameters (already validated by the core; device_memory
 // arrives as decimal bytes). Reports and returns a status on failure.
 xfer_status create_context(int device, const xfer_backend_param_value *params, std::size_t param_count,
                            HostContext **out);
 
-// The `devices` parameter (already validated as an int by the core; default 1 when absent):
-// XFER_ERROR_CONFIG naming it when it is below 1.
+// The `devices` parameter (already validated as an int by the core; its declared default when
+// absent): XFER_ERROR_CONFIG naming it and its value when it is below 1.
 xfer_status count_devices(const xfer_backend_param_value *params, std::size_t param_count, int *device_count);
 
 void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept;
 
-}  // namespace xfer_host
+}  // namespace xfer::host

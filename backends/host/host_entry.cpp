@@ -4,11 +4,12 @@
 // exception into a status through guarded().
 #include "host_buffer.hpp"
 #include "host_context.hpp"
-#include "host_errors.hpp"
 #include "host_event.hpp"
 #include "host_stream.hpp"
 
 #include <xfer/xfer_backend.h>
+#include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/table.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -17,28 +18,22 @@
 #include <utility>
 #include <vector>
 
-namespace xfer_host {
+namespace xfer::host {
 namespace {
+
+using plugin::guarded;
 
 HostContext *as_context(void *p) { return static_cast<HostContext *>(p); }
 HostBuffer *as_buffer(void *p) { return static_cast<HostBuffer *>(p); }
 HostStream *as_stream(void *p) { return static_cast<HostStream *>(p); }
 HostEvent *as_event(void *p) { return static_cast<HostEvent *>(p); }
 
-const xfer_backend_param kParams[] = {
-    {"device_memory", "size", "0",
-     "capacity of the emulated device in bytes (0: half the physical RAM, as each buffer takes its size "
-     "twice from RAM: host view and device view); allocations beyond it fail with XFER_ERROR_OUT_OF_MEMORY"},
-    {"devices", "int", "1",
-     "number of emulated devices (>= 1): device indexes 0 .. devices-1, each context on its own device memory; "
-     "peer copies between them are memcpys"},
-};
-
 // ------------------------------------------------------------------------- contexts
 
 xfer_status probe(int *device_count) {
-    *device_count = 1;  // the emulated device is always there; probe_params counts the `devices`
-    return XFER_SUCCESS;
+    // A core without probe_params: the emulated devices are always there, as many as the
+    // `devices` parameter declares by default (probe_params counts the configured value).
+    return guarded("host probe", [&] { return count_devices(nullptr, 0, device_count); });
 }
 
 xfer_status context_create(int device, const xfer_backend_param_value *params, size_t param_count, void **ctx) {
@@ -212,9 +207,10 @@ xfer_status refuse_on_own_worker(HostStream &s, const char *operation) {
     if (!s.is_worker_thread()) {
         return XFER_SUCCESS;
     }
-    return report_failure(XFER_ERROR_INVALID_STATE, operation,
-                          "called from a host function running on this stream, which would wait for itself "
-                          "(host functions must not call xfer functions)");
+    return plugin::fail(XFER_ERROR_INVALID_STATE,
+                        "%s: called from a host function running on this stream, which would wait for itself "
+                        "(host functions must not call xfer functions)",
+                        operation);
 }
 
 xfer_status stream_destroy(void * /*ctx*/, void *stream) {
@@ -313,8 +309,7 @@ xfer_status event_elapsed_ms(void * /*ctx*/, void *start, void *end, float *ms) 
         std::shared_ptr<EventMarker> last = as_event(end)->latest();
         if (!first || !last) {
             // The core checks this first; kept so the backend is correct on its own too.
-            report(XFER_ERROR_INVALID_STATE, "host event_elapsed_ms: an event was never recorded");
-            return XFER_ERROR_INVALID_STATE;
+            return plugin::fail(XFER_ERROR_INVALID_STATE, "host event_elapsed_ms: an event was never recorded");
         }
         if (!first->is_complete() || !last->is_complete()) {
             return XFER_ERROR_NOT_READY;
@@ -344,18 +339,11 @@ xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
 }
 
 xfer_backend_table make_table() {
-    xfer_backend_table t{};
-    t.abi_major = XFER_BACKEND_ABI_MAJOR;
-    t.abi_minor = XFER_BACKEND_ABI_MINOR;
-    t.struct_size = sizeof(xfer_backend_table);
-    t.name = "host";
-    t.description =
+    xfer_backend_table t = plugin::table_header(
+        "host",
         "GPU-less emulated device: device memory is a separate host allocation; copies run on per-stream worker "
-        "threads";
-    t.device_kind = XFER_DEVICE_KIND_HOST;
-    t.caps = XFER_CAP_ASYNC_COPY;
-    t.params = kParams;
-    t.param_count = sizeof kParams / sizeof kParams[0];
+        "threads",
+        XFER_DEVICE_KIND_HOST, k_buffer_facts, k_params, k_param_count);
     t.probe = probe;
     t.context_create = context_create;
     t.context_destroy = context_destroy;
@@ -391,9 +379,9 @@ xfer_backend_table make_table() {
 const xfer_backend_table kTable = make_table();
 
 }  // namespace
-}  // namespace xfer_host
+}  // namespace xfer::host
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
-    xfer_host::set_core_services(core);
-    return &xfer_host::kTable;
+    xfer::plugin::set_core_services(core);
+    return &xfer::host::kTable;
 }

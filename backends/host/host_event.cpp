@@ -3,7 +3,7 @@
 
 #include <utility>
 
-namespace xfer_host {
+namespace xfer::host {
 
 void EventMarker::complete() {
     {
@@ -39,4 +39,4 @@ void HostEvent::set_latest(std::shared_ptr<EventMarker> marker) {
     latest_ = std::move(marker);
 }
 
-}  // namespace xfer_host
+}  // namespace xfer::host

@@ -9,7 +9,7 @@
 #include <memory>
 #include <mutex>
 
-namespace xfer_host {
+namespace xfer::host {
 
 class EventMarker {
 public:
@@ -40,4 +40,4 @@ private:
     std::shared_ptr<EventMarker> latest_;
 };
 
-}  // namespace xfer_host
+}  // namespace xfer::host

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_register.hpp"
 
-#include "host_errors.hpp"
+#include <xfer_plugin/errors.hpp>
 
 #include <iterator>
-#include <string>
+#include <cstdint>
 
-namespace xfer_host {
+namespace xfer::host {
 
 xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
     const auto start = reinterpret_cast<std::uintptr_t>(ptr);
@@ -17,10 +17,9 @@ xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
     const bool overlaps_next = next != ranges_.end() && next->first < start + bytes;
     const bool overlaps_prev = next != ranges_.begin() && std::prev(next)->first + std::prev(next)->second > start;
     if (overlaps_next || overlaps_prev) {
-        return report_failure(XFER_ERROR_INVALID_STATE, "host register_memory",
-                              ("[" + std::to_string(start) + ", +" + std::to_string(bytes) +
-                               ") overlaps a range already registered with this context")
-                                  .c_str());
+        return plugin::fail(XFER_ERROR_INVALID_STATE,
+                            "host register_memory: [%ju, +%zu) overlaps a range already registered with this context",
+                            static_cast<std::uintmax_t>(start), bytes);
     }
     ranges_.emplace(start, bytes);
     bytes_ += bytes;
@@ -31,8 +30,8 @@ xfer_status HostRegistry::remove(void *ptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = ranges_.find(reinterpret_cast<std::uintptr_t>(ptr));
     if (it == ranges_.end()) {
-        return report_failure(XFER_ERROR_INVALID_ARGUMENT, "host unregister_memory",
-                              "ptr is not the start of a range registered with this context");
+        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                            "host unregister_memory: ptr is not the start of a range registered with this context");
     }
     bytes_ -= it->second;
     ranges_.erase(it);
@@ -46,4 +45,4 @@ void HostRegistry::stats(xfer_registration_stats *out) {
     out->registered_bytes = bytes_;
 }
 
-}  // namespace xfer_host
+}  // namespace xfer::host

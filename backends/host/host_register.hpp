@@ -10,7 +10,7 @@
 #include <map>
 #include <mutex>
 
-namespace xfer_host {
+namespace xfer::host {
 
 class HostRegistry {
 public:
@@ -26,4 +26,4 @@ private:
     std::uint64_t bytes_ = 0;
 };
 
-}  // namespace xfer_host
+}  // namespace xfer::host

@@ -1,12 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_stream.hpp"
 
-#include "host_errors.hpp"
+#include <xfer_plugin/errors.hpp>
 
 #include <exception>
 #include <utility>
 
-namespace xfer_host {
+namespace xfer::host {
+namespace {
+// What a throwing host function said, kept for the next synchronize(); "" if even that text
+// cannot be allocated (the report then says "a non-standard exception").
+std::string exception_text(const std::exception &e) noexcept {
+    try {
+        return std::string("unexpected exception: ") + e.what();
+    } catch (...) {
+        return {};
+    }
+}
+}  // namespace
 
 HostStream::HostStream() : worker_([this] { serve(); }) {}
 
@@ -47,9 +58,8 @@ xfer_status HostStream::synchronize() {
     task_failure_.clear();
     task_failed_ = false;
     lock.unlock();
-    report(XFER_ERROR_BACKEND, "host: a host function queued on this stream threw: " +
-                                   (failure.empty() ? std::string("a non-standard exception") : failure));
-    return XFER_ERROR_BACKEND;
+    return plugin::fail(XFER_ERROR_BACKEND, "host: a host function queued on this stream threw: %s",
+                        failure.empty() ? "a non-standard exception" : failure.c_str());
 }
 
 bool HostStream::idle() {
@@ -75,7 +85,7 @@ void HostStream::serve() {
             task();
         } catch (const std::exception &e) {
             failed = true;
-            failure = exception_text(e);  // noexcept; "" if even that cannot allocate
+            failure = exception_text(e);
         } catch (...) {
             failed = true;
         }
@@ -93,4 +103,4 @@ void HostStream::serve() {
     }
 }
 
-}  // namespace xfer_host
+}  // namespace xfer::host

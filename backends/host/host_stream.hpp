@@ -12,7 +12,7 @@
 #include <string>
 #include <thread>
 
-namespace xfer_host {
+namespace xfer::host {
 
 class HostStream {
 public:
@@ -53,4 +53,4 @@ private:
     std::thread worker_;  // last member: starts once everything it uses exists
 };
 
-}  // namespace xfer_host
+}  // namespace xfer::host

@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::managed {
 

@@ -3,8 +3,7 @@
 
 #include "managed_advice.hpp"
 #include "managed_context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::managed {
 namespace {
@@ -61,12 +60,17 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
         return check(cudaMemPrefetchAsync(range, bytes, to, 0, s),
                      "cudaMemPrefetchAsync(%zu bytes at offset %zu, device %d)", bytes, offset, c.device);
     }
-    // The method the to_host parameter chose (managed_to_host.hpp); prefetch by default.
+    // The method the to_host parameter chose (managed_to_host.hpp).
     return static_cast<const ManagedContext &>(c).mover->to_host(range, bytes, s);
 }
 
 }  // namespace
 
-const BufferStrategy k_buffers{allocate_managed, release_managed, prefetch};
+// One memory for both views; a copy migrates its pages (a prefetch, or the to_host method's
+// DMA into them), queued on the stream.
+constexpr BufferStrategy k_buffers = strategy({plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued},
+                                              allocate_managed, release_managed, prefetch);
+static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY),
+              "managed: one memory, pages migrate in stream order");
 
 }  // namespace xfer::cuda::managed

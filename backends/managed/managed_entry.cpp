@@ -10,9 +10,8 @@ namespace {
 const BackendDescription k_backend{
     "managed",
     "unified memory (cudaMallocManaged), one pointer for host and device; copies are prefetches",
-    XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY,
     Requirement::managed_memory,
-    k_buffers,
+    k_buffers,  // the table's capability bits follow from it (managed_buffer.cpp)
     k_params,
     k_param_count,
     make_context,

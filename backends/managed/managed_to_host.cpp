@@ -5,9 +5,7 @@
 #include <cstring>
 #include <new>
 
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/services.hpp"
-#include "xfer_cuda/slot_event.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::managed {
 namespace {

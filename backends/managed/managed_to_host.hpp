@@ -3,7 +3,7 @@
 // the host runs at 10-15 GB/s (the driver migrates page by page and updates CPU page tables)
 // while a DMA from device memory runs at ~55 GB/s. Selected by the managed backend's `to_host`
 // parameter so that both can be measured side by side:
-//  - prefetch (default): cudaMemPrefetchAsync(range, host);
+//  - prefetch: cudaMemPrefetchAsync(range, host);
 //  - dma: per chunk, a device-to-device copy of the range into a device slot, then
 //    cudaMemDiscardAndPrefetchBatchAsync(range, host) (the pages move to the host without their
 //    bytes: only page tables), then one DMA from the slot into the now host-resident pages;
@@ -39,8 +39,10 @@ public:
     xfer_status to_host(char *range, std::size_t bytes, cudaStream_t s) noexcept;
     xfer_status close() noexcept;
 
-private:
+    // Slots of the dma and staged methods, of one chunk each, used in turn.
     static constexpr std::size_t k_slots = 2;
+
+private:
     struct Slot {
         void *memory = nullptr;  // device memory (dma) or page-locked host memory (staged)
         cudaEvent_t done = nullptr;

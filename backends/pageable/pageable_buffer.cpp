@@ -7,9 +7,7 @@
 
 #include <unistd.h>
 
-#include "xfer_cuda/host_copy_hook.hpp"
-#include "xfer_cuda/separate_views.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/buffer.hpp"
 
 namespace xfer::cuda::pageable {
 namespace {
@@ -48,6 +46,9 @@ xfer_status copy_in_stream_order(const Context &c, const Buffer &b, xfer_directi
 
 }  // namespace
 
-const BufferStrategy k_buffers = separate_views<k_page_aligned>(copy_in_stream_order);
+// Separate views; a copy copies, and under the declared default of `staging` the call may wait
+// for the host side of a staged copy: not XFER_CAP_ASYNC_COPY.
+constexpr BufferStrategy k_buffers = separate_views<k_page_aligned>(copy_in_stream_order, k_default_completion);
+static_assert(caps_of(k_buffers) == 0, "pageable: two views, copies that may wait on the host: no capability bit");
 
 }  // namespace xfer::cuda::pageable

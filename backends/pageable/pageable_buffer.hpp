@@ -7,6 +7,12 @@
 
 namespace xfer::cuda::pageable {
 
+// When a buffer copy returns under the declared default of `staging` ("sync": once the bytes are
+// in host memory or queued for DMA, so the call may wait for the host side of a staged copy).
+// The table's capabilities follow from it; pageable_params.cpp checks it against the declared
+// default at compile time.
+constexpr plugin::Completion k_default_completion = plugin::Completion::may_wait;
+
 extern const BufferStrategy k_buffers;
 
 }  // namespace xfer::cuda::pageable

@@ -11,9 +11,8 @@ const BackendDescription k_backend{
     "pageable",
     "ordinary (pageable) host memory + cudaMalloc; large copies staged through page-locked slots by host "
     "threads, in stream order",
-    0,  // no XFER_CAP_ASYNC_COPY: by default (staging = sync) a staged copy returns when done or queued
     Requirement::none,
-    k_buffers,
+    k_buffers,  // the table's capability bits follow from it (pageable_buffer.cpp)
     k_params,
     k_param_count,
     make_context,

@@ -1,16 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <cstring>
-#include <string>
+#include <cstddef>
 #include <thread>
 
+#include "pageable_buffer.hpp"
 #include "pageable_context.hpp"
 #include "staging_plan.hpp"
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/backend.hpp"
 
 namespace xfer::cuda::pageable {
 
-const xfer_backend_param k_params[] = {
+// Help texts that name constants of the staging plan are built from them.
+static_assert(k_min_chunk_bytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
+constexpr auto k_threads_help =
+    plugin::join("worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
+                 plugin::decimal<k_max_auto_threads>().text);
+constexpr auto k_chunk_help =
+    plugin::join("bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
+                 "gets a chunk of at least ",
+                 plugin::decimal<k_min_chunk_bytes / 1024>().text, " KiB)");
+
+constexpr xfer_backend_param k_params[] = {
     {"staging", "string", "sync",
      "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
      "through the staging engine (worker threads copy chunks into page-locked slots while the copy engine moves "
@@ -18,23 +27,31 @@ const xfer_backend_param k_params[] = {
      "async = the same but the call returns at once and the stream waits at a gate (stream memory operations): "
      "do not combine with CUDA calls that wait for the whole device from other threads (first kernel launches "
      "under lazy module loading, cudaFree); off = every copy goes straight to cudaMemcpyAsync"},
-    {"staging_threads", "int", "0",
-     "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most 16"},
+    {"staging_threads", "int", "0", k_threads_help.text},
     {"staging_slots", "int", "0",
      "page-locked staging slots of chunk_size bytes each, shared out among the workers (allocated once, at the "
      "context's first staged copy); 0 = twice staging_threads, so each worker fills one slot while the copy "
      "engine reads another"},
-    {"chunk_size", "size", "4194304",
-     "bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker gets "
-     "a chunk of at least 256 KiB)"},
+    {"chunk_size", "size", "4194304", k_chunk_help.text},
     {"staged_min_bytes", "size", "16777216",
      "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them: on the "
      "H200 the driver moved 4 MiB at 13 GB/s, the engine at 8; at 16 MiB the engine was 1.9x faster); measure "
      "the crossover of a machine with `xfer-tool bench --targets 'pageable-raw-*'`"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
 
 namespace {
+
+// The values of `staging`, in the order of Staging.
+enum Staging : std::size_t { staging_sync, staging_async, staging_off };
+constexpr const char *k_staging_modes[] = {"sync", "async", "off"};
+
+// The buffer strategy's facts (and so the table's capabilities) describe the declared default:
+// only `async` returns before the bytes move; sync and off may wait on the host.
+static_assert((k_default_completion == plugin::Completion::queued) ==
+                  plugin::same_text(plugin::declared_default(k_params, "staging"), k_staging_modes[staging_async]),
+              "k_default_completion (pageable_buffer.hpp) must describe the declared default of staging");
 
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {
@@ -48,13 +65,14 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t slots = 0;
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
-    // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
-    const std::string staging = param_text(k_params, k_param_count, values, count, "staging");
-    if (staging != "sync" && staging != "async" && staging != "off") {
-        return fail(XFER_ERROR_CONFIG, "pageable: staging = '%s' is not one of sync, async, off", staging.c_str());
+    std::size_t staging = 0;
+    if (auto st = param_choice("pageable", k_params, k_param_count, values, count, "staging", k_staging_modes,
+                               &staging)) {
+        return st;
     }
     if (auto st = read(values, count, "staging_threads", 0, 256, &threads)) return st;
     if (auto st = read(values, count, "staging_slots", 0, 4096, &slots)) return st;
+    // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
     if (auto st = read(values, count, "chunk_size", 4096, 1ull << 30, &chunk)) return st;
     if (auto st = read(values, count, "staged_min_bytes", 0, ~0ull, &staged_min)) return st;
     if (threads == 0) {
@@ -69,9 +87,9 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
                     static_cast<unsigned long long>(threads));
     }
     auto ctx = std::make_unique<PageableContext>();
-    if (staging != "off") {
+    if (staging != staging_off) {
         EngineConfig config;
-        config.asynchronous = staging == "async";
+        config.asynchronous = staging == staging_async;
         config.threads = threads;
         config.slots = slots;
         config.chunk_bytes = chunk;

@@ -7,8 +7,7 @@
 #include <new>
 
 #include "staging_plan.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::pageable {
 

@@ -45,12 +45,11 @@
 
 #include "stream_gate.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/host_copy_hook.hpp"
 
 namespace xfer::cuda::pageable {
 
 struct EngineConfig {
-    // false ("sync", the default): the call returns once the bytes are in the user's memory
+    // false ("sync"): the call returns once the bytes are in the user's memory
     // (to host) or queued behind the engine's DMAs with the stream made to wait for them by an
     // event (to device); no gate holds the stream, so no CUDA call of another thread can get
     // stuck behind it. true ("async"): the call returns at once and a gate holds the stream.

@@ -3,8 +3,7 @@
 
 #include <cuda.h>  // the driver's types and flag values only; entry points come from the runtime
 
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::pageable {
 namespace {

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pinned_buffer.hpp"
 
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/separate_views.hpp"
+#include "xfer_cuda/buffer.hpp"
 
 namespace xfer::cuda::pinned {
 namespace {
@@ -22,6 +21,7 @@ const HostAllocator k_page_locked{allocate_page_locked, free_page_locked};
 
 // Page-locked memory is what the copy engine reads and writes directly: plain
 // cudaMemcpyAsync is truly asynchronous and keeps stream order.
-const BufferStrategy k_buffers = separate_views<k_page_locked>(dma_copy_between_views);
+constexpr BufferStrategy k_buffers = separate_views<k_page_locked>(dma_copy_between_views, plugin::Completion::queued);
+static_assert(caps_of(k_buffers) == XFER_CAP_ASYNC_COPY, "pinned: two views, DMA queued on the stream");
 
 }  // namespace xfer::cuda::pinned

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pinned_context.hpp"
 
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/pointer_memory.hpp"
+#include "xfer_cuda/backend.hpp"
 
 namespace xfer::cuda::pinned {
 
-const xfer_backend_param k_params[] = {
+constexpr xfer_backend_param k_params[] = {
     {"registration_cache", "size", "4294967296",
      "byte limit of the registration cache: xfer_memcpy_async between unregistered user memory and device memory "
      "page-locks the user's range once (cudaHostRegister) and copies it as DMA; least-recently-used ranges are "
@@ -16,6 +15,7 @@ const xfer_backend_param k_params[] = {
      "copies smaller than this are not cached (registration costs ~55 ms per GiB, a small pageable copy less)"},
 };
 const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
     std::uint64_t limit = 0;

@@ -10,9 +10,8 @@ namespace {
 const BackendDescription k_backend{
     "pinned",
     "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
-    XFER_CAP_ASYNC_COPY,
     Requirement::none,
-    k_buffers,
+    k_buffers,  // the table's capability bits follow from it (pinned_buffer.cpp)
     k_params,
     k_param_count,
     make_context,

@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "page_frames.hpp"
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::pinned {
 namespace {

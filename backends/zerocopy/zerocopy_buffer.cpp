@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "zerocopy_buffer.hpp"
 
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::zerocopy {
 namespace {
@@ -27,14 +27,12 @@ xfer_status release_mapped(const Context &, Buffer &b) {
 
 }  // namespace
 
-const BufferStrategy k_buffers{
-    allocate_mapped,
-    release_mapped,
-    // No copy entry: both views are the same memory, so nothing moves. Nothing needs queuing
-    // either: work queued on the stream before the copy call still runs before work queued
-    // after it, and device writes become visible to the host through the stream or event
-    // synchronisation the copy contract already asks for before the host reads.
-    nullptr,
-};
+// One memory (mapped page-locked host memory) that the device reaches over the bus, and no copy
+// function: nothing moves. Nothing needs queuing either: work queued on the stream before the
+// copy call still runs before work queued after it, and device writes become visible to the
+// host through the stream or event synchronisation the copy contract already asks for.
+constexpr BufferStrategy k_buffers = strategy({plugin::Views::shared, plugin::Movement::none, plugin::Completion::queued},
+                                              allocate_mapped, release_mapped, nullptr);
+static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY), "zero-copy: one memory, nothing moves");
 
 }  // namespace xfer::cuda::zerocopy

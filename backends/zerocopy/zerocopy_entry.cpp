@@ -9,9 +9,8 @@ namespace {
 const BackendDescription k_backend{
     "zerocopy",
     "mapped page-locked host memory (cudaHostAllocMapped) the device accesses directly; nothing is copied",
-    XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY,
     Requirement::map_host_memory,  // cudaHostGetDevicePointer needs canMapHostMemory
-    k_buffers,
+    k_buffers,  // the table's capability bits follow from it (zerocopy_buffer.cpp)
 };
 
 }  // namespace

@@ -7,8 +7,8 @@
 #include <set>
 #include <vector>
 
-#include "xfer_cuda/batch_plan.hpp"
-#include "xfer_cuda/register_pieces.hpp"
+#include "batch.hpp"         // private to cuda_common
+#include "registration.hpp"  // private to cuda_common
 
 namespace xfer::cuda {
 namespace {

@@ -8,12 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "entries.hpp"  // private to cuda_common: the PCIe link of device_info
 #include "plugin_loader.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/pcie_link.hpp"
-#include "xfer_cuda/pointer_memory.hpp"
-#include "xfer_cuda/services.hpp"
+#include "xfer_cuda/backend.hpp"
 
 namespace {
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/batch_kernels.hpp"
+#include "batch.hpp"
 
 #include <cstdint>
 
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/batch_plan.hpp"
+#include "batch.hpp"
 
 namespace xfer::cuda {
 namespace {

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/context.hpp"
+// A context's life: probing for devices, opening one, binding it to the calling thread,
+// waiting for its queued work, closing it.
+#include <cstdio>
 
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/guard.hpp"
-#include "xfer_cuda/packed_batch.hpp"
+#include "batch.hpp"
+#include "registration.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 
-// Out of line: BatchPacker is complete here only.
-Context::Context() = default;
+// Out of line: BatchPacker and HostRegistrations are complete here only.
+Context::Context() : registrations(std::make_unique<HostRegistrations>()) {}
 Context::~Context() = default;
 
 xfer_status activate(const Context &ctx) noexcept {
@@ -52,18 +54,113 @@ xfer_status wait_for_queued_work(const Context &ctx) noexcept {
     return activate(ctx);  // the release runs with the buffer's device current
 }
 
-xfer_status context_destroy(void *ctx) {
-    return guarded("context_destroy", [&] {
-        // No cudaDeviceReset: the primary context is shared with the application and with other
-        // xfer contexts on the same device; the core has already released our objects.
-        std::unique_ptr<Context> c(static_cast<Context *>(ctx));
-        // close() runs even when binding the device fails: page-locked host memory can still
-        // be freed, and the context is gone either way.
-        const xfer_status bound = activate(*c);
-        const xfer_status closed = last_failure(bound, c->close());
-        const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
-        return last_failure(last_failure(closed, packed), c->registrations.remove_all());
-    });
+xfer_status close_context(std::unique_ptr<Context> c) noexcept {
+    // close() runs even when binding the device fails: page-locked host memory can still be
+    // freed, and the context is gone either way.
+    const xfer_status bound = activate(*c);
+    const xfer_status closed = last_failure(bound, c->close());
+    const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
+    return last_failure(last_failure(closed, packed), c->registrations->remove_all());
+}
+
+// ------------------------------------------------------------------ probe and open
+namespace {
+
+// cudaGetDeviceCount says "driver version is insufficient" both when the driver is too old
+// and when there is no driver at all; the driver version tells the two apart, which is what a
+// user reading `xfer-tool list` needs to know.
+xfer_status report_count_failure(cudaError_t err) {
+    (void)cudaGetLastError();
+    int driver = 0;
+    int runtime = 0;
+    (void)cudaDriverGetVersion(&driver);
+    (void)cudaRuntimeGetVersion(&runtime);
+    const xfer_status st = status_from_cuda(err) == XFER_ERROR_NO_DEVICE ? XFER_ERROR_NO_DEVICE
+                                                                          : XFER_ERROR_BACKEND_UNAVAILABLE;
+    if (err == cudaErrorInsufficientDriver && driver == 0) {
+        return fail(st, "no CUDA driver: libcuda.so.1 could not be loaded (cudaGetDeviceCount: %s (%s=%d))",
+                    cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
+    }
+    if (err == cudaErrorInsufficientDriver) {
+        return fail(st, "CUDA driver %d.%d is older than the CUDA runtime %d.%d (cudaGetDeviceCount: %s (%s=%d))",
+                    driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10,
+                    cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
+    }
+    return fail(st, "cudaGetDeviceCount: %s (%s=%d)", cudaGetErrorString(err), cudaGetErrorName(err),
+                static_cast<int>(err));
+}
+
+cudaDeviceAttr attribute_of(Requirement req) {
+    return req == Requirement::managed_memory ? cudaDevAttrManagedMemory : cudaDevAttrCanMapHostMemory;
+}
+
+const char *attribute_name(Requirement req) {
+    return req == Requirement::managed_memory ? "cudaDevAttrManagedMemory" : "cudaDevAttrCanMapHostMemory";
+}
+
+}  // namespace
+
+xfer_status probe_devices(Requirement req, int *device_count) noexcept {
+    int count = 0;
+    const cudaError_t err = cudaGetDeviceCount(&count);
+    if (err != cudaSuccess) {
+        return report_count_failure(err);
+    }
+    if (count <= 0) {
+        return fail(XFER_ERROR_NO_DEVICE, "cudaGetDeviceCount: no CUDA-capable device is detected (0 devices)");
+    }
+    if (req != Requirement::none) {
+        int usable = 0;
+        for (int d = 0; d < count; ++d) {
+            int value = 0;
+            if (cudaDeviceGetAttribute(&value, attribute_of(req), d) == cudaSuccess && value != 0) {
+                ++usable;
+            }
+        }
+        (void)cudaGetLastError();
+        if (usable == 0) {
+            return fail(XFER_ERROR_BACKEND_UNAVAILABLE, "none of the %d CUDA devices supports %s", count,
+                        attribute_name(req));
+        }
+    }
+    // Device indexes stay CUDA ordinals, so the count is every device; one lacking the
+    // requirement is refused by name at context_create.
+    *device_count = count;
+    return XFER_SUCCESS;
+}
+
+xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
+    ctx.device = device;
+    if (auto st = check(cudaSetDevice(device), "cudaSetDevice(%d)", device)) {
+        return st;
+    }
+    // Creates (or retains) the primary context now rather than inside the first timed copy.
+    if (auto st = check(cudaFree(nullptr), "cudaFree(0) creating the primary context of device %d", device)) {
+        return st;
+    }
+    struct {
+        cudaDeviceAttr attr;
+        int *out;
+        const char *name;
+    } const reads[] = {
+        {cudaDevAttrConcurrentManagedAccess, &ctx.caps.concurrent_managed_access, "cudaDevAttrConcurrentManagedAccess"},
+        {cudaDevAttrCanMapHostMemory, &ctx.caps.can_map_host_memory, "cudaDevAttrCanMapHostMemory"},
+        {cudaDevAttrManagedMemory, &ctx.caps.managed_memory, "cudaDevAttrManagedMemory"},
+    };
+    for (const auto &r : reads) {
+        if (auto st = check(cudaDeviceGetAttribute(r.out, r.attr, device), "cudaDeviceGetAttribute(%s, device %d)",
+                            r.name, device)) {
+            return st;
+        }
+    }
+    const int *needed = req == Requirement::managed_memory    ? &ctx.caps.managed_memory
+                        : req == Requirement::map_host_memory ? &ctx.caps.can_map_host_memory
+                                                              : nullptr;
+    if (needed != nullptr && *needed == 0) {
+        return fail(XFER_ERROR_BACKEND_UNAVAILABLE, "CUDA device %d does not support %s (attribute is 0)", device,
+                    attribute_name(req));
+    }
+    return XFER_SUCCESS;
 }
 
 }  // namespace xfer::cuda

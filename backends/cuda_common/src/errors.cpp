@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/errors.hpp"
+// CUDA failures as xfer statuses, and devices a sticky fault made unusable.
+#include "xfer_cuda/context.hpp"
 
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
-
-#include "xfer_cuda/services.hpp"
 
 namespace xfer::cuda {
 

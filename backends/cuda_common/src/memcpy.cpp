@@ -1,15 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
+// Raw copies: what memory each pointer is, whether the copy kind fits, and how each pair of
+// memories moves (the copy engine, the backend's hooks for pageable memory, packed batches).
 #include <vector>
 
-#include "xfer_cuda/batch_plan.hpp"
+#include "batch.hpp"
+#include "entries.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/entries.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/guard.hpp"
-#include "xfer_cuda/packed_batch.hpp"
-#include "xfer_cuda/host_copy_hook.hpp"
-#include "xfer_cuda/pointer_memory.hpp"
-#include "xfer_cuda/services.hpp"
 
 // Every copy is issued as cudaMemcpyDefault: with unified addressing (every 64-bit Linux CUDA
 // device) the driver knows each pointer's memory, and the device views of managed and zero-copy
@@ -18,6 +14,62 @@
 // anything is queued, and the batch (which has no kind at all) behaves exactly like single copies.
 
 namespace xfer::cuda {
+
+// ------------------------------------------------------------------- pointer memory
+
+Memory classify(const void *ptr) noexcept {
+    cudaPointerAttributes attrs{};
+    if (cudaPointerGetAttributes(&attrs, ptr) != cudaSuccess) {
+        // Runtimes before CUDA 11 answered cudaErrorInvalidValue for memory they did not know.
+        (void)cudaGetLastError();
+        return Memory::pageable;
+    }
+    switch (attrs.type) {
+    case cudaMemoryTypeHost:
+        return Memory::pinned_host;
+    case cudaMemoryTypeDevice:
+        return Memory::device;
+    case cudaMemoryTypeManaged:
+        return Memory::managed;
+    default:
+        return Memory::pageable;
+    }
+}
+
+const char *memory_name(Memory m) noexcept {
+    switch (m) {
+    case Memory::pageable:
+        return "pageable host memory";
+    case Memory::pinned_host:
+        return "page-locked host memory";
+    case Memory::device:
+        return "device memory";
+    default:
+        return "managed memory";
+    }
+}
+
+const char *kind_mismatch(xfer_copy_kind kind, Memory dst, Memory src) noexcept {
+    const bool dst_device_side = kind == XFER_COPY_HOST_TO_DEVICE || kind == XFER_COPY_DEVICE_TO_DEVICE;
+    const bool src_device_side = kind == XFER_COPY_DEVICE_TO_HOST || kind == XFER_COPY_DEVICE_TO_DEVICE;
+    const bool dst_host_side = kind == XFER_COPY_DEVICE_TO_HOST || kind == XFER_COPY_HOST_TO_HOST;
+    const bool src_host_side = kind == XFER_COPY_HOST_TO_DEVICE || kind == XFER_COPY_HOST_TO_HOST;
+    if (dst_device_side && dst == Memory::pageable) {
+        return "the destination is pageable host memory, which the device cannot address";
+    }
+    if (src_device_side && src == Memory::pageable) {
+        return "the source is pageable host memory, which the device cannot address";
+    }
+    if (dst_host_side && dst == Memory::device) {
+        return "the destination is device memory, not host memory";
+    }
+    if (src_host_side && src == Memory::device) {
+        return "the source is device memory, not host memory";
+    }
+    return nullptr;
+}
+
+// ---------------------------------------------------------------------- raw copies
 namespace {
 
 const char *kind_name(xfer_copy_kind kind) {
@@ -42,7 +94,7 @@ bool batch_fallback_applies(cudaError_t err) {
 }
 
 // Checks the pointers of copies [0, count) against `kind`; sets *any_pageable for the copies
-// the copy engine takes. With `pack` (a batch), also the route of each copy (batch_plan.hpp).
+// the copy engine takes. With `pack` (a batch), also the route of each copy (batch.hpp).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                            xfer_copy_kind kind, bool *any_pageable, const PackConfig *pack = nullptr,
                            Route *routes = nullptr) {
@@ -167,7 +219,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
             }
             return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
         }
-        // Small copies between host and device memory are packed (packed_batch.hpp); the rest
+        // Small copies between host and device memory are packed (batch.hpp); the rest
         // go to the copy engine as before. Both parts are checked before either is queued.
         std::vector<Route> routes(count);
         if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &pack, routes.data())) {

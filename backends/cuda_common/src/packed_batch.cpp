@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/packed_batch.hpp"
+#include "batch.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -8,45 +8,57 @@
 #include <thread>
 #include <vector>
 
-#include "xfer_cuda/batch_kernels.hpp"
+#include <xfer_plugin/params.hpp>
+
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/params.hpp"
-#include "xfer_cuda/slot_event.hpp"
 
 namespace xfer::cuda {
 
-const xfer_backend_param k_batch_params[] = {
+namespace {
+// A thread is started for at least this much of a group: below it, starting the thread costs
+// more than the copy it takes over (~20 us vs ~10 GB/s per thread).
+constexpr std::size_t k_min_thread_bytes = std::size_t{1} << 20;
+
+// Help texts that name constants of the packer are built from them.
+static_assert(k_min_thread_bytes % (std::size_t{1} << 20) == 0, "batch_host_threads' help names it in MiB");
+constexpr auto k_staging_help =
+    plugin::join("bytes of each of the ", plugin::decimal<BatchPacker::k_slots>().text,
+                 " staging slots of packed batches (page-locked host memory and device memory each, made at the "
+                 "context's first packed batch); a larger batch is packed in several groups");
+constexpr auto k_host_threads_help =
+    plugin::join("threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread "
+                 "plus threads started for the group when it holds at least ",
+                 plugin::decimal<(k_min_thread_bytes >> 20)>().text, " MiB); 1: the callback thread alone");
+}  // namespace
+
+constexpr xfer_backend_param k_batch_params[] = {
     {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
      "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
-    {"batch_staging", "size", "8388608",
-     "bytes of each of the 2 staging slots of packed batches (page-locked host memory and device memory each, "
-     "made at the context's first packed batch); a larger batch is packed in several groups"},
-    {"batch_host_threads", "int", "4",
-     "threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread plus "
-     "threads started for the group when it holds at least 1 MiB); 1: the callback thread alone"},
+    {"batch_staging", "size", "8388608", k_staging_help.text},
+    {"batch_host_threads", "int", "4", k_host_threads_help.text},
 };
 const std::size_t k_batch_param_count = sizeof k_batch_params / sizeof k_batch_params[0];
+static_assert(plugin::declared_defaults_are_decimal(k_batch_params), "param_u64 parses declared defaults as decimals");
 
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
                               Context &ctx) noexcept {
+    const auto read = [&](const char *name, std::uint64_t min, std::uint64_t max, std::uint64_t *out) {
+        return plugin::param_u64(backend, k_batch_params, k_batch_param_count, values, count, name, min, max, out);
+    };
     std::uint64_t slot = 0;
     std::uint64_t max_entry = 0;
+    std::uint64_t threads = 0;
     // A slot holds at least a page; at most 1 GiB (two of each kind are pinned / allocated).
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_staging", 4096, 1ull << 30,
-                            &slot)) {
+    if (auto st = read("batch_staging", 4096, 1ull << 30, &slot)) {
         return st;
     }
     // An entry must fit an empty slot beside its descriptor: a quarter of a slot at most.
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_pack_max", 0, slot / 4,
-                            &max_entry)) {
+    if (auto st = read("batch_pack_max", 0, slot / 4, &max_entry)) {
         return st;
     }
-    std::uint64_t threads = 0;
-    if (auto st = param_u64(backend, k_batch_params, k_batch_param_count, values, count, "batch_host_threads", 1, 64,
-                            &threads)) {
+    if (auto st = read("batch_host_threads", 1, 64, &threads)) {
         return st;
     }
     if (max_entry > 0) {
@@ -73,10 +85,6 @@ struct HostWork {
     std::size_t threads = 1;
     bool scatter_after = false;     // staged_to_host: a second host function finishes
 };
-
-// A thread is started for at least this much of a group: below it, starting the thread costs
-// more than the copy it takes over (~20 us vs ~10 GB/s per thread).
-constexpr std::size_t k_min_thread_bytes = std::size_t{1} << 20;
 
 // Copies every piece into the slot (gather) or out of it, on this thread and up to
 // w.threads - 1 threads started for it. Never throws: a thread that cannot be started leaves

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/peer.hpp"
+#include "entries.hpp"
 
 #include <cstdint>
 #include <map>
@@ -8,9 +8,6 @@
 
 #include "xfer_cuda/buffer.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/guard.hpp"
-#include "xfer_cuda/services.hpp"
 
 namespace xfer::cuda {
 namespace {

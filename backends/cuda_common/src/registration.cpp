@@ -1,15 +1,44 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/registration.hpp"
+#include "registration.hpp"
+
+#include <iterator>
 
 #include <cuda_runtime_api.h>
 
+#include "entries.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/guard.hpp"
-#include "xfer_cuda/pointer_memory.hpp"
-#include "xfer_cuda/services.hpp"
 
 namespace xfer::cuda {
+
+xfer_status register_in_pieces(char *start, std::size_t bytes, std::size_t piece_bytes, RegisterFn reg,
+                               UnregisterFn unreg, void *user, std::vector<Piece> *out) {
+    std::vector<Piece> done;
+    done.reserve(piece_bytes == 0 ? 1 : bytes / piece_bytes + 1);  // no allocation once pinning starts
+    const xfer_status whole = reg(user, start, bytes);
+    if (whole == XFER_SUCCESS) {
+        done.push_back(Piece{start, bytes});
+        *out = std::move(done);
+        return XFER_SUCCESS;
+    }
+    if (piece_bytes == 0 || bytes <= piece_bytes) {
+        return whole;
+    }
+    for (std::size_t offset = 0; offset < bytes; offset += piece_bytes) {
+        const std::size_t n = bytes - offset < piece_bytes ? bytes - offset : piece_bytes;
+        if (const xfer_status st = reg(user, start + offset, n); st != XFER_SUCCESS) {
+            for (auto it = done.rbegin(); it != done.rend(); ++it) {
+                unreg(user, it->start, it->bytes);
+            }
+            return st;
+        }
+        done.push_back(Piece{start + offset, n});
+    }
+    *out = std::move(done);
+    return XFER_SUCCESS;
+}
+
+// ----------------------------------------------------------- a context's registrations
+
 namespace {
 
 struct RegisterCall {
@@ -146,18 +175,18 @@ void HostRegistrations::stats(xfer_registration_stats *out) {
 
 xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned flags) {
     return on_device("register_memory", ctx,
-                     [&](const Context &c) { return c.registrations.add(c, ptr, bytes, flags); });
+                     [&](const Context &c) { return c.registrations->add(c, ptr, bytes, flags); });
 }
 
 xfer_status unregister_memory(void *ctx, void *ptr) {
-    return on_device("unregister_memory", ctx, [&](const Context &c) { return c.registrations.remove(c, ptr); });
+    return on_device("unregister_memory", ctx, [&](const Context &c) { return c.registrations->remove(c, ptr); });
 }
 
 xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
     return guarded("registration_stats", [&] {
         const Context &c = as_context(ctx);
         *stats = xfer_registration_stats{};
-        c.registrations.stats(stats);
+        c.registrations->stats(stats);
         c.cache_stats(stats);
         return XFER_SUCCESS;
     });

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
+// The CUDA objects a context hands out: streams and events (their void* is the cudaStream_t
+// or cudaEvent_t itself), and the event of a reusable slot.
+#include "entries.hpp"
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/entries.hpp"
-#include "xfer_cuda/errors.hpp"
-#include "xfer_cuda/guard.hpp"
 
 namespace xfer::cuda {
 namespace {
@@ -98,5 +98,67 @@ xfer_status stream_launch_host_func(void *ctx, void *stream, xfer_host_fn fn, vo
 }
 
 void *stream_native(void * /*ctx*/, void *stream) { return stream; }
+
+// --------------------------------------------------------------------------- events
+
+xfer_status event_create(void *ctx, unsigned flags, void **event) {
+    return on_device("event_create", ctx, [&](const Context &) {
+        const unsigned cuda_flags = (flags & XFER_EVENT_DISABLE_TIMING) ? cudaEventDisableTiming : cudaEventDefault;
+        cudaEvent_t e = nullptr;
+        if (auto st = check(cudaEventCreateWithFlags(&e, cuda_flags), "cudaEventCreateWithFlags(0x%x)", cuda_flags)) {
+            return st;
+        }
+        *event = e;
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status event_destroy(void *ctx, void *event) {
+    return on_device("event_destroy", ctx, [&](const Context &) {
+        return check(cudaEventDestroy(as_event(event)), "cudaEventDestroy");
+    });
+}
+
+xfer_status event_record(void *ctx, void *event, void *stream) {
+    return on_device("event_record", ctx, [&](const Context &) {
+        return check(cudaEventRecord(as_event(event), as_stream(stream)), "cudaEventRecord");
+    });
+}
+
+xfer_status event_synchronize(void *ctx, void *event) {
+    return on_device("event_synchronize", ctx, [&](const Context &) {
+        return check(cudaEventSynchronize(as_event(event)), "cudaEventSynchronize");
+    });
+}
+
+xfer_status event_query(void *ctx, void *event) {
+    return on_device("event_query", ctx, [&](const Context &) {
+        return check_query(cudaEventQuery(as_event(event)), "cudaEventQuery");
+    });
+}
+
+xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms) {
+    return on_device("event_elapsed_ms", ctx, [&](const Context &) {
+        float value = 0.0f;
+        if (auto st = check_query(cudaEventElapsedTime(&value, as_event(start), as_event(end)),
+                                  "cudaEventElapsedTime")) {
+            return st;
+        }
+        *ms = value;
+        return XFER_SUCCESS;
+    });
+}
+
+// ---------------------------------------------------------------------- slot events
+
+xfer_status retire_slot_event(cudaEvent_t *done, const char *what) noexcept {
+    if (*done == nullptr) {
+        return XFER_SUCCESS;
+    }
+    const xfer_status waited = check(cudaEventSynchronize(*done), "cudaEventSynchronize(%s)", what);
+    const xfer_status destroyed = check(cudaEventDestroy(*done), "cudaEventDestroy(%s)", what);
+    *done = nullptr;
+    return last_failure(waited, destroyed);
+}
 
 }  // namespace xfer::cuda

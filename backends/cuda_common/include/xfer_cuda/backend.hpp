@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-// A CUDA backend described as data: what sets it apart from the other CUDA backends. Its plugin
-// entry point is then one line, `return plugin_table<its description>(core);`, and the shared
-// library supplies every entry of the table.
+// A CUDA backend described as data: what sets it apart from the other CUDA backends (its
+// buffer strategy, what it needs of a device, its parameters and context). Its plugin entry
+// point is then one line, `return plugin_table<its description>(core);`, and this library
+// supplies every entry of the table (src/plugin_table.cpp).
+//
+// Parameters are read with param_u64 / param_text / param_choice (xfer_plugin/params.hpp,
+// re-exported here): a parameter that is not set takes its declared default text, parsed like
+// any value, so no default is written twice.
 #pragma once
 
 #include <cstddef>
@@ -9,12 +14,16 @@
 #include <vector>
 
 #include <xfer/xfer_backend.h>
+#include <xfer_plugin/params.hpp>
 
 #include "buffer.hpp"
 #include "context.hpp"
-#include "services.hpp"
 
 namespace xfer::cuda {
+
+using plugin::param_choice;
+using plugin::param_text;
+using plugin::param_u64;
 
 // Makes a backend's own context (a type derived from Context) and reads its parameters into it.
 using ContextFactory = xfer_status (*)(const xfer_backend_param_value *values, std::size_t count,
@@ -23,16 +32,15 @@ using ContextFactory = xfer_status (*)(const xfer_backend_param_value *values, s
 struct BackendDescription {
     const char *name;
     const char *description;
-    unsigned caps;            // XFER_CAP_*
     Requirement requirement;  // what each device it opens must support beyond being a CUDA device
-    const BufferStrategy &buffers;
+    const BufferStrategy &buffers;  // the table's caps are caps_of(buffers)
     const xfer_backend_param *params = nullptr;
     std::size_t param_count = 0;
     ContextFactory make_context = nullptr;  // nullptr: a plain Context; the backend takes no parameters
 };
 
-// The bodies of the entries that depend on the description (backend_entries.cpp,
-// buffer_entries.cpp). Each runs inside guarded(): nothing throws across the ABI.
+// The bodies of the entries that depend on the description. Each runs inside a fence:
+// nothing throws across the ABI.
 xfer_status probe_entry(const BackendDescription &d, int *device_count) noexcept;
 xfer_status context_create_entry(const BackendDescription &d, int device, const xfer_backend_param_value *params,
                                  std::size_t param_count, void **ctx) noexcept;
@@ -43,11 +51,12 @@ xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfe
                               std::size_t bytes, void *stream) noexcept;
 
 // The backend's own parameters followed by those every CUDA backend declares (the batch
-// parameters, packed_batch.hpp).
+// parameters of packed small copies).
 std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count);
 
-// A table with the description's name, description, caps and params and every entry that is
-// the same for all CUDA backends (table.cpp); plugin_table adds the five above.
+// A table with the description's name, description, parameters and the capabilities of its
+// buffer strategy, and every entry that is the same for all CUDA backends; plugin_table adds
+// the five above.
 xfer_backend_table describe(const BackendDescription &d) noexcept;
 
 namespace detail {

@@ -1,23 +1,129 @@
 // SPDX-License-Identifier: Apache-2.0
-// A CUDA backend's context: one device, its properties that change behaviour, and the entries
-// every CUDA backend shares for probing and opening a device.
+// A CUDA backend's context and everything that happens on its device:
+//  - how a CUDA call reports failure (check: cudaError_t -> xfer_status, a message naming the
+//    call; a device poisoned by a sticky fault refuses further work);
+//  - what memory a raw pointer is (classify) and whether a copy kind fits it;
+//  - the Context: one device, its properties, the host writes its streams may still do, the
+//    backend's hook for copies touching pageable memory, and its life (probe, open, close);
+//  - copies between pageable host memory and device memory in stream order (copy_pageable);
+//  - the event of a reusable slot (retire_slot_event).
+// Failure reporting itself (fail, last_failure, the core's services) is xfer_plugin/errors.hpp,
+// shared with the host backend; it is re-exported here for the CUDA code.
 #pragma once
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
+#include <unordered_map>
 
 #include <cuda_runtime_api.h>
 #include <xfer/xfer_backend.h>
-
-#include "host_copy_hook.hpp"
-#include "pointer_memory.hpp"
-#include "registration.hpp"
+#include <xfer_plugin/errors.hpp>
 
 namespace xfer::cuda {
 
-class BatchPacker;
+using plugin::fail;
+using plugin::last_failure;
+using plugin::set_core_services;
+
+// ------------------------------------------------------------------ CUDA failures
+
+// cudaErrorMemoryAllocation -> OUT_OF_MEMORY; NoDevice, InsufficientDriver, InvalidDevice,
+// DevicesUnavailable -> NO_DEVICE; NotReady -> NOT_READY; anything else -> BACKEND.
+xfer_status status_from_cuda(cudaError_t err) noexcept;
+
+// XFER_SUCCESS when err is cudaSuccess. Otherwise reports, e.g.
+//   "cudaMalloc(268435456 bytes): out of memory (cudaErrorMemoryAllocation=2)"
+// where the part before the colon is `call_format` formatted with the arguments (built only
+// on failure, so checks cost nothing on the fast path), clears the runtime's per-thread last
+// error so it does not leak into the application's cudaGetLastError(), and returns the mapped
+// status.
+xfer_status check(cudaError_t err, const char *call_format, ...) noexcept
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+// check() for the answer of a query (cudaStreamQuery, cudaEventQuery, cudaEventElapsedTime):
+// cudaErrorNotReady is an answer there, not a failure, so it becomes NOT_READY with no message
+// and is kept out of the application's cudaGetLastError().
+xfer_status check_query(cudaError_t err, const char *call) noexcept;
+
+// Sticky errors (a kernel that faulted, a device-side assert, ...) leave the CUDA context of
+// the device unusable for the rest of the process. check() records the first one per device;
+// from then on refuse_if_poisoned() answers XFER_ERROR_BACKEND_UNAVAILABLE naming that fault,
+// without calling CUDA (a call could hang or report the old fault as a new one). Other devices,
+// and other backends, are unaffected.
+bool is_sticky(cudaError_t err) noexcept;
+xfer_status refuse_if_poisoned(int device) noexcept;
+
+// ------------------------------------------------------------------ pointer memory
+
+// What memory a raw pointer points at, as far as a copy is concerned.
+enum class Memory {
+    pageable,     // host memory CUDA does not know (malloc, new, stack): cudaMemoryTypeUnregistered
+    pinned_host,  // page-locked host memory (cudaHostAlloc/cudaHostRegister), mapped on UVA systems
+    device,       // cudaMalloc memory
+    managed,      // cudaMallocManaged memory
+};
+
+Memory classify(const void *ptr) noexcept;  // cudaPointerGetAttributes
+const char *memory_name(Memory m) noexcept;
+
+// nullptr when a copy of `kind` may take `dst` and `src`; otherwise which side does not fit,
+// e.g. "the destination is pageable host memory, which the device cannot address".
+// Device-side operands may be device, managed or mapped (pinned) host memory: those are the
+// device views of the CUDA backends. Host-side operands may be anything but cudaMalloc memory.
+const char *kind_mismatch(xfer_copy_kind kind, Memory dst, Memory src) noexcept;
+
+// ------------------------------------------------------- copies touching pageable memory
+//
+// The driver reads pageable memory (malloc, new, a NumPy array) when cudaMemcpyAsync is
+// *called*, not when the stream reaches the copy, so stream order needs care; and it moves it
+// slowly (one thread, its own small staging buffers). A backend may take these copies over (the
+// pageable backend stages them through its engine); otherwise they go straight to the driver.
+
+// A backend's own path for copies between pageable host memory and device memory.
+class HostCopyHook {
+public:
+    virtual ~HostCopyHook() = default;
+
+    // Queues the copy of `bytes` between `host` (pageable) and `device` (cudaMalloc memory) on
+    // `stream`, in stream order, and sets *taken; or leaves *taken false (nothing queued) so
+    // that the caller copies the direct way. The context's device is current.
+    virtual xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
+                             bool *taken) noexcept = 0;
+
+    // A failure of work this hook queued on `stream` that nobody has been told of yet (reported
+    // through fail() and forgotten), or XFER_SUCCESS. Called after the stream was waited for.
+    virtual xfer_status take_stream_error(cudaStream_t /*stream*/) noexcept { return XFER_SUCCESS; }
+
+    // Waits for everything the hook queued and releases what it holds; at context_destroy.
+    virtual xfer_status close() noexcept { return XFER_SUCCESS; }
+};
+
+// Which streams have work queued through xfer that may still *write* host memory (host
+// functions, staged copies to the host). A direct copy from pageable memory reads it at call
+// time, so only on such a stream must it wait first: every other direct copy pays nothing.
+// Thread-safe. One atomic load on the fast path (no stream of the context has such work).
+class HostWriteTracker {
+public:
+    void begin(cudaStream_t stream);
+    void end(cudaStream_t stream) noexcept;
+    bool pending(cudaStream_t stream) const noexcept;
+
+private:
+    std::atomic<int> total_{0};
+    mutable std::mutex mutex_;
+    std::unordered_map<cudaStream_t, int> per_stream_;
+};
+
+// ------------------------------------------------------------------------- context
+
+class BatchPacker;        // packed small copies of a batch (src/batch.hpp)
+class HostRegistrations;  // ranges registered with xfer_register (src/registration.hpp)
 
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
@@ -31,34 +137,39 @@ struct DeviceCaps {
 struct Context {
     int device = 0;
     DeviceCaps caps;
-    virtual ~Context();
 
     // Streams of this context with queued work that may still write host memory (see
     // HostWriteTracker); mutable because every entry sees the context as const.
     mutable HostWriteTracker host_writes;
 
-    // The backend's own path for copies between pageable host memory and device memory, or
-    // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
-    virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
-
     // Devices (ordinals < 64) whose streams were given peer copies that use this context's
-    // memory (peer.cpp); wait_for_queued_work waits for them too. Only ever grows.
+    // memory; wait_for_queued_work waits for them too. Only ever grows.
     mutable std::atomic<std::uint64_t> peer_devices{0};
     void note_peer_device(int device) const noexcept {
         if (device >= 0 && device < 64) peer_devices.fetch_or(std::uint64_t{1} << device);
     }
 
+    // Ranges registered with xfer_register; close_context unregisters what is left.
+    const std::unique_ptr<HostRegistrations> registrations;
+    // Packs the small entries of xfer_memcpy_batch_async; made at context_create from the
+    // batch parameters every CUDA backend declares; nullptr: off.
+    std::unique_ptr<BatchPacker> packer;
+
+    Context();
+    virtual ~Context();
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
+
+    // --- what a backend may override ---
+
+    // The backend's own path for copies between pageable host memory and device memory, or
+    // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
+    virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
+
     // Releases what the context made beyond the base (the pageable staging engine), with the
-    // device current; context_destroy calls it before deleting the context.
+    // device current; close_context calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
 
-    // --- appended for issue 8 (batched small copies, registered user memory) ---
-    // Ranges registered with xfer_register (registration.hpp); context_destroy unregisters
-    // what is left.
-    mutable HostRegistrations registrations;
-    // Packs the small entries of xfer_memcpy_batch_async (packed_batch.hpp); made at
-    // context_create from the batch parameters every CUDA backend declares; nullptr: off.
-    std::unique_ptr<BatchPacker> packer;
     // A backend with an automatic registration cache (pinned) drops the cached ranges that
     // overlap [ptr, ptr + bytes) (before xfer_register takes them) and adds its counters.
     virtual void forget_cached_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
@@ -67,32 +178,25 @@ struct Context {
     // that the range straddles, so that the pointer classifies as what it is now and the driver
     // accepts the copy (every raw copy calls it for its pointers before classifying them).
     virtual void drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
-    // A raw copy between host memory and device memory (memcpy.cpp; `to`, `from`: what the
-    // pointers were classified as there), offered to the backend's
-    // registration cache first: *taken true when it queued the copy itself.
+    // A raw copy between host memory and device memory (`to`, `from`: what the pointers were
+    // classified as), offered to the backend's registration cache first: *taken true when it
+    // queued the copy itself.
     virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/,
                                             Memory /*to*/, Memory /*from*/, cudaStream_t /*s*/,
                                             bool *taken) const noexcept {
         *taken = false;
         return XFER_SUCCESS;
     }
-    Context();
-    Context(const Context &) = delete;
-    Context &operator=(const Context &) = delete;
 };
 
 inline Context &as_context(void *ctx) { return *static_cast<Context *>(ctx); }
 
-// The runtime's current device is per host thread and calls may arrive on any thread, so every
-// entry binds the context's device first (cheap: no driver round trip once initialised).
-xfer_status activate(const Context &ctx) noexcept;
-
 // What a backend needs of every device it opens, beyond being a CUDA device.
 enum class Requirement { none, managed_memory, map_host_memory };
 
-// probe entry body: counts CUDA devices; NO_DEVICE with the reason when there is no driver or
-// no device (e.g. "no CUDA driver: libcuda.so.1 could not be loaded (...)"); BACKEND_UNAVAILABLE
-// when no device meets `req`.
+// The probe entry's body: counts CUDA devices; NO_DEVICE with the reason when there is no
+// driver or no device (e.g. "no CUDA driver: libcuda.so.1 could not be loaded (...)");
+// BACKEND_UNAVAILABLE when no device meets `req`.
 xfer_status probe_devices(Requirement req, int *device_count) noexcept;
 
 // Binds `ctx` to `device`: cudaSetDevice + cudaFree(0) to create the primary context now (so
@@ -104,6 +208,10 @@ xfer_status open_device(int device, Requirement req, Context &ctx) noexcept;
 // context_destroy entry). `ctx` may be a backend's type derived from Context.
 xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context> ctx, void **out) noexcept;
 
+// The runtime's current device is per host thread and calls may arrive on any thread, so every
+// entry binds the context's device first (cheap: no driver round trip once initialised).
+xfer_status activate(const Context &ctx) noexcept;
+
 // buffer_free must never release memory that queued work still uses. The CUDA backends wait
 // for the whole device to go idle (cudaDeviceSynchronize) before releasing: this also covers
 // kernels the application queued on its own streams using the buffer, and pageable host memory,
@@ -112,8 +220,31 @@ xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context
 // context's memory (Context::peer_devices) are waited for as well.
 xfer_status wait_for_queued_work(const Context &ctx) noexcept;
 
-// context_destroy entry shared by all CUDA backends (the core has already released every
-// stream, event and buffer of the context).
-xfer_status context_destroy(void *ctx);
+// The context_destroy entry's body (the core has already released every stream, event and
+// buffer of the context): binds the device, closes the backend's part (Context::close), the
+// batch packer and the registrations, and deletes the context whatever fails. No
+// cudaDeviceReset: the primary context is shared with the application and other contexts.
+xfer_status close_context(std::unique_ptr<Context> ctx) noexcept;
+
+// A copy between pageable `host` and device memory `device` in stream order: the context's
+// hook takes it if it will; otherwise cudaMemcpyAsync, after waiting for the stream only when
+// earlier work on it may still write host memory (to-device) — the driver's to-host copy from
+// device memory into pageable memory is itself stream ordered and returns when done.
+// `what` names the operands in a failure message (e.g. "pageable").
+xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
+                          cudaStream_t stream, const char *what) noexcept;
+
+// Waits for `stream` (cudaStreamSynchronize) before a copy that would otherwise overtake
+// earlier work writing the host memory it reads.
+xfer_status wait_before_pageable_copy(cudaStream_t stream) noexcept;
+
+// ------------------------------------------------------------------- slot events
+
+// The event of a reusable slot (packed batches, managed to-host): recorded after the slot's
+// last queued use, waited for on the GPU by its next user, and retired when the slot is freed.
+// Waits for the work recorded on *done (cudaEventSynchronize), destroys the event and sets it
+// to nullptr; nothing for nullptr. `what` names the slot in a failure message. Reports the last
+// failure.
+xfer_status retire_slot_event(cudaEvent_t *done, const char *what) noexcept;
 
 }  // namespace xfer::cuda

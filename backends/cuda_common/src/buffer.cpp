@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/separate_views.hpp"
+#include "xfer_cuda/buffer.hpp"
 
-#include "xfer_cuda/errors.hpp"
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 

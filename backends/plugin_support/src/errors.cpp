@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/services.hpp"
+#include "xfer_plugin/errors.hpp"
 
 #include <atomic>
 #include <cstdarg>
 #include <cstddef>
 #include <cstdio>
 
-namespace xfer::cuda {
+namespace xfer::plugin {
 namespace {
 std::atomic<const xfer_core_services *> g_core{nullptr};
 }
@@ -15,10 +15,9 @@ void set_core_services(const xfer_core_services *core) noexcept { g_core.store(c
 
 xfer_status fail(xfer_status status, const char *format, ...) noexcept {
     const xfer_core_services *core = g_core.load();
-    // A core older than set_error (or none: a test driving the plugin directly) still gets the
-    // status; only the detail is lost.
+    // An older core may hand a smaller services struct: only call what it really has.
     const bool has_set_error = core != nullptr &&
-                               core->struct_size >= offsetof(xfer_core_services, set_error) + sizeof(void *) &&
+                               core->struct_size >= offsetof(xfer_core_services, set_error) + sizeof core->set_error &&
                                core->set_error != nullptr;
     if (has_set_error) {
         char message[1024];
@@ -31,4 +30,4 @@ xfer_status fail(xfer_status status, const char *format, ...) noexcept {
     return status;
 }
 
-}  // namespace xfer::cuda
+}  // namespace xfer::plugin

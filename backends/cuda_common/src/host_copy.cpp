@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "xfer_cuda/host_copy_hook.hpp"
-
+// Copies between pageable host memory and device memory in stream order, and the record of
+// streams whose queued work may still write host memory.
 #include "xfer_cuda/context.hpp"
-#include "xfer_cuda/errors.hpp"
 
 namespace xfer::cuda {
 

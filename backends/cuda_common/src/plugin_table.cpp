@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: Apache-2.0
+// The plugin table of a CUDA backend (backend.hpp): the entries that depend on the backend's
+// description, and the table they and the shared entries (entries.hpp) fill.
+#include <memory>
+#include <vector>
+
+#include <xfer_plugin/table.hpp>
+
+#include "batch.hpp"
+#include "entries.hpp"
+#include "xfer_cuda/backend.hpp"
+
+namespace xfer::cuda {
+
+// ------------------------------------------------------------------------- contexts
+
+xfer_status probe_entry(const BackendDescription &d, int *device_count) noexcept {
+    return guarded("probe", [&] { return probe_devices(d.requirement, device_count); });
+}
+
+xfer_status context_create_entry(const BackendDescription &d, int device, const xfer_backend_param_value *params,
+                                 std::size_t param_count, void **ctx) noexcept {
+    return guarded("context_create", [&] {
+        std::unique_ptr<Context> c;
+        if (d.make_context == nullptr) {
+            c = std::make_unique<Context>();
+        } else if (auto st = d.make_context(params, param_count, &c)) {
+            // Parameters come first: a bad configuration is reported without touching the device.
+            return st;
+        }
+        if (auto st = read_batch_params(d.name, params, param_count, *c)) {
+            return st;
+        }
+        return publish_context(device, d.requirement, std::move(c), ctx);
+    });
+}
+
+namespace {
+xfer_status context_destroy(void *ctx) {
+    return guarded("context_destroy", [&] { return close_context(std::unique_ptr<Context>(&as_context(ctx))); });
+}
+}  // namespace
+
+// -------------------------------------------------------------------------- buffers
+
+xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t bytes, unsigned flags, void **buf,
+                               void **host_view, void **device_view) noexcept {
+    return on_device("buffer_alloc", ctx, [&](const Context &c) {
+        // The record exists before any memory does, so a failure to make it leaks nothing; the
+        // strategy leaves nothing allocated when it fails.
+        auto b = std::make_unique<Buffer>();
+        b->bytes = bytes;
+        if (auto st = s.allocate(c, flags, *b)) {
+            return st;
+        }
+        *host_view = b->host;
+        *device_view = b->device;
+        *buf = b.release();
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noexcept {
+    return guarded("buffer_free", [&] {
+        const Context &c = as_context(ctx);
+        // Owned before anything can fail: the core forgets the handle whatever this returns.
+        std::unique_ptr<Buffer> b(&as_buffer(buf));
+        if (auto st = activate(c)) {
+            return st;
+        }
+        const xfer_status waited = wait_for_queued_work(c);
+        return last_failure(waited, s.release(c, *b));
+    });
+}
+
+xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
+                              std::size_t bytes, void *stream) noexcept {
+    if (s.copy_async == nullptr) {
+        return XFER_SUCCESS;  // one memory, nothing to queue (see BufferStrategy::copy_async)
+    }
+    return on_device("buffer_copy_async", ctx, [&](const Context &c) {
+        return s.copy_async(c, as_buffer(buf), dir, offset, bytes, static_cast<cudaStream_t>(stream));
+    });
+}
+
+// ---------------------------------------------------------------------------- table
+
+std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count) {
+    std::vector<xfer_backend_param> all(own, own + count);
+    all.insert(all.end(), k_batch_params, k_batch_params + k_batch_param_count);
+    return all;
+}
+
+xfer_backend_table describe(const BackendDescription &d) noexcept {
+    xfer_backend_table t = plugin::table_header(d.name, d.description, XFER_DEVICE_KIND_CUDA, d.buffers.facts,
+                                                d.params, d.param_count);
+    t.context_destroy = context_destroy;
+    t.stream_create = stream_create;
+    t.stream_destroy = stream_destroy;
+    t.stream_synchronize = stream_synchronize;
+    t.device_info = device_info;
+    t.memcpy_async = memcpy_async;
+    t.memcpy_batch_async = memcpy_batch_async;
+    t.stream_query = stream_query;
+    t.stream_wait_event = stream_wait_event;
+    t.stream_launch_host_func = stream_launch_host_func;
+    t.stream_native = stream_native;
+    t.event_create = event_create;
+    t.event_destroy = event_destroy;
+    t.event_record = event_record;
+    t.event_synchronize = event_synchronize;
+    t.event_query = event_query;
+    t.event_elapsed_ms = event_elapsed_ms;
+    t.register_memory = register_memory;
+    t.unregister_memory = unregister_memory;
+    t.registration_stats = registration_stats;
+    t.device_can_access_peer = device_can_access_peer;
+    t.memcpy_peer_async = memcpy_peer_async;
+    t.buffer_copy_peer_async = buffer_copy_peer_async;
+    return t;
+}
+
+}  // namespace xfer::cuda
