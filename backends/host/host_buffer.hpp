@@ -75,10 +75,10 @@ struct HostBuffer {
 // The strategy as facts, from which the table's capability bits are derived: two views (two
 // allocations), a buffer copy is a memcpy between them, queued on the stream's worker thread
 // so that the call returns at once.
-constexpr plugin::BufferFacts k_buffer_facts{plugin::Views::separate, plugin::Movement::copy,
+constexpr plugin::BufferFacts kBufferFacts{plugin::Views::separate, plugin::Movement::copy,
                                              plugin::Completion::queued};
-static_assert(plugin::consistent(k_buffer_facts));
-static_assert(plugin::caps_of(k_buffer_facts) == XFER_CAP_ASYNC_COPY,
+static_assert(plugin::consistent(kBufferFacts));
+static_assert(plugin::caps_of(kBufferFacts) == XFER_CAP_ASYNC_COPY,
               "host: separate views, copies queued on a worker thread: asynchronous copies, nothing more");
 
 }  // namespace xfer::host

@@ -14,7 +14,7 @@
 
 namespace xfer::host {
 
-constexpr xfer_backend_param k_params[] = {
+constexpr xfer_backend_param kParams[] = {
     {"device_memory", "size", "0",
      "capacity of the emulated device in bytes (0: half the physical RAM, as each buffer takes its size "
      "twice from RAM: host view and device view); allocations beyond it fail with XFER_ERROR_OUT_OF_MEMORY"},
@@ -22,8 +22,8 @@ constexpr xfer_backend_param k_params[] = {
      "number of emulated devices (>= 1): device indexes 0 .. devices-1, each context on its own device memory; "
      "peer copies between them are memcpys"},
 };
-const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
-static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
+const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
+static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");
 
 bool DeviceMemoryAccount::reserve(std::uint64_t bytes) noexcept {
     std::uint64_t used = used_.load();
@@ -55,7 +55,7 @@ std::uint64_t available_memory_bytes() noexcept { return pages_to_bytes(sysconf(
 xfer_status create_context(int device, const xfer_backend_param_value *params, std::size_t param_count,
                            HostContext **out) {
     std::uint64_t device_memory = 0;
-    if (auto st = plugin::param_u64("host", k_params, k_param_count, params, param_count, "device_memory", 0,
+    if (auto st = plugin::param_u64("host", kParams, kParamCount, params, param_count, "device_memory", 0,
                                     std::numeric_limits<std::uint64_t>::max(), &device_memory)) {
         return st;
     }
@@ -80,7 +80,7 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
 
 xfer_status count_devices(const xfer_backend_param_value *params, std::size_t param_count, int *device_count) {
     std::uint64_t devices = 0;
-    if (auto st = plugin::param_u64("host", k_params, k_param_count, params, param_count, "devices", 1,
+    if (auto st = plugin::param_u64("host", kParams, kParamCount, params, param_count, "devices", 1,
                                     static_cast<std::uint64_t>(std::numeric_limits<int>::max()), &devices)) {
         return st;
     }

@@ -53,8 +53,8 @@ std::uint64_t available_memory_bytes() noexcept;
 // The declared parameters (name, type, default, help), for the plugin table. Each default is
 // written here once, as text; create_context and count_devices parse it like any other value
 // (param_u64 of xfer_plugin/params.hpp).
-extern const xfer_backend_param k_params[];
-extern const std::size_t k_param_count;
+extern const xfer_backend_param kParams[];
+extern const std::size_t kParamCount;
 
 // Builds a context from the effective parameters (already validated by the core; device_memory
 // arrives as decimal bytes). Reports and returns a status on failure.

@@ -343,7 +343,7 @@ xfer_backend_table make_table() {
         "host",
         "GPU-less emulated device: device memory is a separate host allocation; copies run on per-stream worker "
         "threads",
-        XFER_DEVICE_KIND_HOST, k_buffer_facts, k_params, k_param_count);
+        XFER_DEVICE_KIND_HOST, kBufferFacts, kParams, kParamCount);
     t.probe = probe;
     t.context_create = context_create;
     t.context_destroy = context_destroy;

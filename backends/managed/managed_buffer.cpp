@@ -68,9 +68,9 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
 
 // One memory for both views; a copy migrates its pages (a prefetch, or the to_host method's
 // DMA into them), queued on the stream.
-constexpr BufferStrategy k_buffers = strategy({plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued},
+constexpr BufferStrategy kBuffers = strategy({plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued},
                                               allocate_managed, release_managed, prefetch);
-static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY),
+static_assert(caps_of(kBuffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY),
               "managed: one memory, pages migrate in stream order");
 
 }  // namespace xfer::cuda::managed

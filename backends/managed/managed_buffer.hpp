@@ -7,6 +7,6 @@
 
 namespace xfer::cuda::managed {
 
-extern const BufferStrategy k_buffers;
+extern const BufferStrategy kBuffers;
 
 }  // namespace xfer::cuda::managed

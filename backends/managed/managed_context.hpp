@@ -17,8 +17,8 @@ struct ManagedContext : Context {
     xfer_status close() noexcept override { return mover ? mover->close() : XFER_SUCCESS; }
 };
 
-extern const xfer_backend_param k_params[];
-extern const std::size_t k_param_count;
+extern const xfer_backend_param kParams[];
+extern const std::size_t kParamCount;
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 

@@ -7,13 +7,13 @@
 namespace xfer::cuda::managed {
 namespace {
 
-const BackendDescription k_backend{
+const BackendDescription kBackend{
     "managed",
     "unified memory (cudaMallocManaged), one pointer for host and device; copies are prefetches",
     Requirement::managed_memory,
-    k_buffers,  // the table's capability bits follow from it (managed_buffer.cpp)
-    k_params,
-    k_param_count,
+    kBuffers,  // the table's capability bits follow from it (managed_buffer.cpp)
+    kParams,
+    kParamCount,
     make_context,
 };
 
@@ -21,5 +21,5 @@ const BackendDescription k_backend{
 }  // namespace xfer::cuda::managed
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
-    return xfer::cuda::plugin_table<xfer::cuda::managed::k_backend>(core);
+    return xfer::cuda::plugin_table<xfer::cuda::managed::kBackend>(core);
 }

@@ -10,7 +10,7 @@
 namespace xfer::cuda::managed {
 namespace {
 
-constexpr std::uintptr_t k_block = std::uintptr_t{2} << 20;
+constexpr std::uintptr_t kBlock = std::uintptr_t{2} << 20;
 
 xfer_status prefetch_to_host(char *at, std::size_t n, cudaStream_t s) {
     const cudaMemLocation host{cudaMemLocationTypeHost, 0};
@@ -48,7 +48,7 @@ bool ManagedToHost::allocate() noexcept {
 
 xfer_status ManagedToHost::chunk(char *at, std::size_t n, cudaStream_t s) noexcept {
     Slot &slot = slots_[next_];
-    next_ = (next_ + 1) % k_slots;
+    next_ = (next_ + 1) % kSlots;
     if (auto st = check(cudaStreamWaitEvent(s, slot.done, 0), "cudaStreamWaitEvent(managed to-host slot)")) {
         return st;
     }
@@ -99,8 +99,8 @@ xfer_status ManagedToHost::to_host(char *range, std::size_t bytes, cudaStream_t 
         usable_ = allocate();
     }
     const auto begin = reinterpret_cast<std::uintptr_t>(range);
-    const std::uintptr_t lo = (begin + k_block - 1) / k_block * k_block;
-    const std::uintptr_t hi = (begin + bytes) / k_block * k_block;
+    const std::uintptr_t lo = (begin + kBlock - 1) / kBlock * kBlock;
+    const std::uintptr_t hi = (begin + bytes) / kBlock * kBlock;
     if (!usable_ || hi <= lo) {
         return prefetch_to_host(range, bytes, s);  // no slots, or no whole block inside the range
     }

@@ -40,7 +40,7 @@ public:
     xfer_status close() noexcept;
 
     // Slots of the dma and staged methods, of one chunk each, used in turn.
-    static constexpr std::size_t k_slots = 2;
+    static constexpr std::size_t kSlots = 2;
 
 private:
     struct Slot {
@@ -54,7 +54,7 @@ private:
     std::size_t chunk_;
     std::mutex mutex_;
     bool set_up_ = false, usable_ = false;
-    std::array<Slot, k_slots> slots_{};
+    std::array<Slot, kSlots> slots_{};
     std::size_t next_ = 0;
 };
 

@@ -34,7 +34,7 @@ xfer_status free_page_aligned(void *host, std::size_t /*bytes*/) {
     return XFER_SUCCESS;
 }
 
-const HostAllocator k_page_aligned{allocate_page_aligned, free_page_aligned};
+const HostAllocator kPageAligned{allocate_page_aligned, free_page_aligned};
 
 // A buffer copy is a copy between pageable memory and device memory like any raw one: the
 // staging engine takes it (or the driver, for small copies), in stream order either way.
@@ -48,7 +48,7 @@ xfer_status copy_in_stream_order(const Context &c, const Buffer &b, xfer_directi
 
 // Separate views; a copy copies, and under the declared default of `staging` the call may wait
 // for the host side of a staged copy: not XFER_CAP_ASYNC_COPY.
-constexpr BufferStrategy k_buffers = separate_views<k_page_aligned>(copy_in_stream_order, k_default_completion);
-static_assert(caps_of(k_buffers) == 0, "pageable: two views, copies that may wait on the host: no capability bit");
+constexpr BufferStrategy kBuffers = separate_views<kPageAligned>(copy_in_stream_order, kDefaultCompletion);
+static_assert(caps_of(kBuffers) == 0, "pageable: two views, copies that may wait on the host: no capability bit");
 
 }  // namespace xfer::cuda::pageable

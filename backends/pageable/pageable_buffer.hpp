@@ -11,8 +11,8 @@ namespace xfer::cuda::pageable {
 // in host memory or queued for DMA, so the call may wait for the host side of a staged copy).
 // The table's capabilities follow from it; pageable_params.cpp checks it against the declared
 // default at compile time.
-constexpr plugin::Completion k_default_completion = plugin::Completion::may_wait;
+constexpr plugin::Completion kDefaultCompletion = plugin::Completion::may_wait;
 
-extern const BufferStrategy k_buffers;
+extern const BufferStrategy kBuffers;
 
 }  // namespace xfer::cuda::pageable

@@ -22,8 +22,8 @@ struct PageableContext : Context {
 
 // The declared parameters (name, type, default, help), for the plugin table. Each default is
 // written here once, as text; make_context parses it like any other value.
-extern const xfer_backend_param k_params[];
-extern const std::size_t k_param_count;
+extern const xfer_backend_param kParams[];
+extern const std::size_t kParamCount;
 
 // The backend's ContextFactory: a PageableContext with the effective values read and
 // range-checked ("auto" values resolved from the machine); XFER_ERROR_CONFIG naming the bad

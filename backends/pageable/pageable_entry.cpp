@@ -7,14 +7,14 @@
 namespace xfer::cuda::pageable {
 namespace {
 
-const BackendDescription k_backend{
+const BackendDescription kBackend{
     "pageable",
     "ordinary (pageable) host memory + cudaMalloc; large copies staged through page-locked slots by host "
     "threads, in stream order",
     Requirement::none,
-    k_buffers,  // the table's capability bits follow from it (pageable_buffer.cpp)
-    k_params,
-    k_param_count,
+    kBuffers,  // the table's capability bits follow from it (pageable_buffer.cpp)
+    kParams,
+    kParamCount,
     make_context,
 };
 
@@ -22,5 +22,5 @@ const BackendDescription k_backend{
 }  // namespace xfer::cuda::pageable
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
-    return xfer::cuda::plugin_table<xfer::cuda::pageable::k_backend>(core);
+    return xfer::cuda::plugin_table<xfer::cuda::pageable::kBackend>(core);
 }

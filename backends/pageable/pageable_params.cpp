@@ -10,16 +10,16 @@
 namespace xfer::cuda::pageable {
 
 // Help texts that name constants of the staging plan are built from them.
-static_assert(k_min_chunk_bytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
-constexpr auto k_threads_help =
+static_assert(kMinChunkBytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
+constexpr auto kThreadsHelp =
     plugin::join("worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
-                 plugin::decimal<k_max_auto_threads>().text);
-constexpr auto k_chunk_help =
+                 plugin::decimal<kMaxAutoThreads>().text);
+constexpr auto kChunkHelp =
     plugin::join("bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
                  "gets a chunk of at least ",
-                 plugin::decimal<k_min_chunk_bytes / 1024>().text, " KiB)");
+                 plugin::decimal<kMinChunkBytes / 1024>().text, " KiB)");
 
-constexpr xfer_backend_param k_params[] = {
+constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "sync",
      "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
      "through the staging engine (worker threads copy chunks into page-locked slots while the copy engine moves "
@@ -27,35 +27,35 @@ constexpr xfer_backend_param k_params[] = {
      "async = the same but the call returns at once and the stream waits at a gate (stream memory operations): "
      "do not combine with CUDA calls that wait for the whole device from other threads (first kernel launches "
      "under lazy module loading, cudaFree); off = every copy goes straight to cudaMemcpyAsync"},
-    {"staging_threads", "int", "0", k_threads_help.text},
+    {"staging_threads", "int", "0", kThreadsHelp.text},
     {"staging_slots", "int", "0",
      "page-locked staging slots of chunk_size bytes each, shared out among the workers (allocated once, at the "
      "context's first staged copy); 0 = twice staging_threads, so each worker fills one slot while the copy "
      "engine reads another"},
-    {"chunk_size", "size", "4194304", k_chunk_help.text},
+    {"chunk_size", "size", "4194304", kChunkHelp.text},
     {"staged_min_bytes", "size", "16777216",
      "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them: on the "
      "H200 the driver moved 4 MiB at 13 GB/s, the engine at 8; at 16 MiB the engine was 1.9x faster); measure "
      "the crossover of a machine with `xfer-tool bench --targets 'pageable-raw-*'`"},
 };
-const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
-static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
+const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
+static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");
 
 namespace {
 
 // The values of `staging`, in the order of Staging.
 enum Staging : std::size_t { staging_sync, staging_async, staging_off };
-constexpr const char *k_staging_modes[] = {"sync", "async", "off"};
+constexpr const char *kStagingModes[] = {"sync", "async", "off"};
 
 // The buffer strategy's facts (and so the table's capabilities) describe the declared default:
 // only `async` returns before the bytes move; sync and off may wait on the host.
-static_assert((k_default_completion == plugin::Completion::queued) ==
-                  plugin::same_text(plugin::declared_default(k_params, "staging"), k_staging_modes[staging_async]),
-              "k_default_completion (pageable_buffer.hpp) must describe the declared default of staging");
+static_assert((kDefaultCompletion == plugin::Completion::queued) ==
+                  plugin::same_text(plugin::declared_default(kParams, "staging"), kStagingModes[staging_async]),
+              "kDefaultCompletion (pageable_buffer.hpp) must describe the declared default of staging");
 
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {
-    return param_u64("pageable", k_params, k_param_count, values, count, name, min, max, out);
+    return param_u64("pageable", kParams, kParamCount, values, count, name, min, max, out);
 }
 
 }  // namespace
@@ -66,7 +66,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
     std::size_t staging = 0;
-    if (auto st = param_choice("pageable", k_params, k_param_count, values, count, "staging", k_staging_modes,
+    if (auto st = param_choice("pageable", kParams, kParamCount, values, count, "staging", kStagingModes,
                                &staging)) {
         return st;
     }

@@ -6,7 +6,7 @@
 namespace xfer::cuda::pageable {
 
 std::size_t auto_threads(std::size_t hardware_threads) noexcept {
-    return std::clamp<std::size_t>(hardware_threads, 1, k_max_auto_threads);
+    return std::clamp<std::size_t>(hardware_threads, 1, kMaxAutoThreads);
 }
 
 std::size_t auto_slots(std::size_t threads) noexcept { return 2 * std::max<std::size_t>(threads, 1); }
@@ -32,7 +32,7 @@ std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_
     // One chunk per worker's share (capped by the slot). Four per worker was tried on the H200:
     // 64 MiB gained ~10%, 256 MiB and 1 GiB lost 5-25% (docs/performance.md).
     const std::size_t share = bytes / std::max<std::size_t>(threads, 1);
-    std::size_t chunk = std::max(share, k_min_chunk_bytes);
+    std::size_t chunk = std::max(share, kMinChunkBytes);
     chunk = (chunk + page - 1) / page * page;
     return std::max<std::size_t>(std::min(chunk, slot_bytes), 1);
 }

@@ -14,10 +14,10 @@ struct Span {
     std::size_t bytes = 0;
 };
 
-// staging_threads 0: one worker per hardware thread, at most k_max_auto_threads. On the H200
+// staging_threads 0: one worker per hardware thread, at most kMaxAutoThreads. On the H200
 // machine (16 cores) 12-16 workers reached the link's ~50 GB/s; fewer than ~10 did not
 // (one worker's memcpy into page-locked memory runs at ~5-10 GB/s).
-constexpr std::size_t k_max_auto_threads = 16;
+constexpr std::size_t kMaxAutoThreads = 16;
 std::size_t auto_threads(std::size_t hardware_threads) noexcept;
 
 // staging_slots 0: two slots per worker, so each worker fills one slot while the copy engine
@@ -35,11 +35,11 @@ Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept
 namespace xfer::cuda::pageable {
 
 // A chunk is never smaller than this (below it, a worker's hand-off costs more than its copy).
-constexpr std::size_t k_min_chunk_bytes = std::size_t{256} << 10;
+constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
 
 // The chunk a staged copy of `bytes` uses with `threads` workers and slots of `slot_bytes`:
 // enough chunks for every worker to have one (so a mid-sized copy is not left to one worker's
-// memcpy), never below k_min_chunk_bytes, never above a slot, rounded to whole pages.
+// memcpy), never below kMinChunkBytes, never above a slot, rounded to whole pages.
 std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept;
 
 }  // namespace xfer::cuda::pageable

@@ -8,7 +8,7 @@
 namespace xfer::cuda::pageable {
 namespace {
 
-constexpr std::size_t k_words_per_page = 1024;
+constexpr std::size_t kWordsPerPage = 1024;
 
 using DriverMemOp = CUresult(CUDAAPI *)(CUstream, CUdeviceptr, cuuint32_t, unsigned int);
 
@@ -67,7 +67,7 @@ bool StreamGate::start(std::string *why) noexcept {
 
 bool StreamGate::grow() noexcept {
     void *page = nullptr;
-    if (cudaHostAlloc(&page, k_words_per_page * sizeof(std::uint32_t), cudaHostAllocMapped | cudaHostAllocPortable) !=
+    if (cudaHostAlloc(&page, kWordsPerPage * sizeof(std::uint32_t), cudaHostAllocMapped | cudaHostAllocPortable) !=
         cudaSuccess) {
         (void)cudaGetLastError();
         return false;
@@ -81,7 +81,7 @@ bool StreamGate::grow() noexcept {
     try {
         pages_.push_back(page);
         auto *words = static_cast<std::uint32_t *>(page);
-        for (std::size_t i = 0; i < k_words_per_page; ++i) {
+        for (std::size_t i = 0; i < kWordsPerPage; ++i) {
             words[i] = 0;
             Word w;
             w.host = words + i;

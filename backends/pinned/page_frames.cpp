@@ -9,9 +9,9 @@
 namespace xfer::cuda::pinned {
 namespace {
 
-constexpr std::uint64_t k_present = std::uint64_t{1} << 63;
-constexpr std::uint64_t k_frame_mask = (std::uint64_t{1} << 55) - 1;
-constexpr std::size_t k_block = 4096;  // entries per pread: 32 KiB
+constexpr std::uint64_t kPresent = std::uint64_t{1} << 63;
+constexpr std::uint64_t kFrameMask = (std::uint64_t{1} << 55) - 1;
+constexpr std::size_t kBlock = 4096;  // entries per pread: 32 KiB
 
 // Calls `each(index, frame)` for every page; false if a page is absent or reading fails.
 template <class Each>
@@ -20,18 +20,18 @@ bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexce
     if (fd < 0) {
         return false;
     }
-    std::array<std::uint64_t, k_block> buf;
+    std::array<std::uint64_t, kBlock> buf;
     bool ok = true;
     for (std::size_t done = 0; ok && done < pages;) {
-        const std::size_t n = pages - done < k_block ? pages - done : k_block;
-        const off_t at = static_cast<off_t>((start / k_page_bytes + done) * sizeof(std::uint64_t));
+        const std::size_t n = pages - done < kBlock ? pages - done : kBlock;
+        const off_t at = static_cast<off_t>((start / kPageBytes + done) * sizeof(std::uint64_t));
         const ssize_t got = ::pread(fd, buf.data(), n * sizeof(std::uint64_t), at);
         if (got != static_cast<ssize_t>(n * sizeof(std::uint64_t))) {
             ok = false;
             break;
         }
         for (std::size_t i = 0; i < n; ++i) {
-            if ((buf[i] & k_present) == 0 || (buf[i] & k_frame_mask) == 0 || !each(done + i, buf[i] & k_frame_mask)) {
+            if ((buf[i] & kPresent) == 0 || (buf[i] & kFrameMask) == 0 || !each(done + i, buf[i] & kFrameMask)) {
                 ok = false;
                 break;
             }
@@ -46,9 +46,9 @@ bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexce
 
 bool page_frames_readable() noexcept {
     static const bool readable = [] {
-        static volatile unsigned char probe[k_page_bytes * 2];
-        probe[k_page_bytes] = 1;  // present
-        const auto page = (reinterpret_cast<std::uintptr_t>(&probe[k_page_bytes])) / k_page_bytes * k_page_bytes;
+        static volatile unsigned char probe[kPageBytes * 2];
+        probe[kPageBytes] = 1;  // present
+        const auto page = (reinterpret_cast<std::uintptr_t>(&probe[kPageBytes])) / kPageBytes * kPageBytes;
         return for_each_frame(page, 1, [](std::size_t, std::uint64_t) { return true; });
     }();
     return readable;

@@ -9,7 +9,7 @@
 
 namespace xfer::cuda::pinned {
 
-constexpr std::size_t k_page_bytes = 4096;
+constexpr std::size_t kPageBytes = 4096;
 
 // True when this process can read page frame numbers (Linux hides them, as zeros, from
 // processes without CAP_SYS_ADMIN). Probed once.

@@ -15,13 +15,13 @@ xfer_status free_page_locked(void *host, std::size_t bytes) {
     return check(cudaFreeHost(host), "cudaFreeHost(%zu bytes)", bytes);
 }
 
-const HostAllocator k_page_locked{allocate_page_locked, free_page_locked};
+const HostAllocator kPageLocked{allocate_page_locked, free_page_locked};
 
 }  // namespace
 
 // Page-locked memory is what the copy engine reads and writes directly: plain
 // cudaMemcpyAsync is truly asynchronous and keeps stream order.
-constexpr BufferStrategy k_buffers = separate_views<k_page_locked>(dma_copy_between_views, plugin::Completion::queued);
-static_assert(caps_of(k_buffers) == XFER_CAP_ASYNC_COPY, "pinned: two views, DMA queued on the stream");
+constexpr BufferStrategy kBuffers = separate_views<kPageLocked>(dma_copy_between_views, plugin::Completion::queued);
+static_assert(caps_of(kBuffers) == XFER_CAP_ASYNC_COPY, "pinned: two views, DMA queued on the stream");
 
 }  // namespace xfer::cuda::pinned

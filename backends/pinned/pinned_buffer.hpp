@@ -6,6 +6,6 @@
 
 namespace xfer::cuda::pinned {
 
-extern const BufferStrategy k_buffers;
+extern const BufferStrategy kBuffers;
 
 }  // namespace xfer::cuda::pinned

@@ -5,7 +5,7 @@
 
 namespace xfer::cuda::pinned {
 
-constexpr xfer_backend_param k_params[] = {
+constexpr xfer_backend_param kParams[] = {
     {"registration_cache", "size", "4294967296",
      "byte limit of the registration cache: xfer_memcpy_async between unregistered user memory and device memory "
      "page-locks the user's range once (cudaHostRegister) and copies it as DMA; least-recently-used ranges are "
@@ -14,17 +14,17 @@ constexpr xfer_backend_param k_params[] = {
     {"registration_min", "size", "1048576",
      "copies smaller than this are not cached (registration costs ~55 ms per GiB, a small pageable copy less)"},
 };
-const std::size_t k_param_count = sizeof k_params / sizeof k_params[0];
-static_assert(plugin::declared_defaults_are_decimal(k_params), "param_u64 parses declared defaults as decimals");
+const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
+static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
     std::uint64_t limit = 0;
     std::uint64_t min_bytes = 0;
-    if (auto st = param_u64("pinned", k_params, k_param_count, values, count, "registration_cache", 0,
+    if (auto st = param_u64("pinned", kParams, kParamCount, values, count, "registration_cache", 0,
                             std::uint64_t{1} << 50, &limit)) {
         return st;
     }
-    if (auto st = param_u64("pinned", k_params, k_param_count, values, count, "registration_min", 1,
+    if (auto st = param_u64("pinned", kParams, kParamCount, values, count, "registration_min", 1,
                             std::uint64_t{1} << 50, &min_bytes)) {
         return st;
     }

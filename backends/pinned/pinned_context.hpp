@@ -24,8 +24,8 @@ struct PinnedContext : Context {
     xfer_status close() noexcept override;
 };
 
-extern const xfer_backend_param k_params[];
-extern const std::size_t k_param_count;
+extern const xfer_backend_param kParams[];
+extern const std::size_t kParamCount;
 
 // ContextFactory of the pinned backend (reads the parameters; CONFIG naming a bad one).
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);

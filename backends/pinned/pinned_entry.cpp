@@ -7,13 +7,13 @@
 namespace xfer::cuda::pinned {
 namespace {
 
-const BackendDescription k_backend{
+const BackendDescription kBackend{
     "pinned",
     "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
     Requirement::none,
-    k_buffers,  // the table's capability bits follow from it (pinned_buffer.cpp)
-    k_params,
-    k_param_count,
+    kBuffers,  // the table's capability bits follow from it (pinned_buffer.cpp)
+    kParams,
+    kParamCount,
     make_context,
 };
 
@@ -21,5 +21,5 @@ const BackendDescription k_backend{
 }  // namespace xfer::cuda::pinned
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
-    return xfer::cuda::plugin_table<xfer::cuda::pinned::k_backend>(core);
+    return xfer::cuda::plugin_table<xfer::cuda::pinned::kBackend>(core);
 }

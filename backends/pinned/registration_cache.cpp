@@ -9,8 +9,8 @@
 namespace xfer::cuda::pinned {
 namespace {
 
-std::uintptr_t page_down(std::uintptr_t p) { return p / k_page_bytes * k_page_bytes; }
-std::uintptr_t page_up(std::uintptr_t p) { return (p + k_page_bytes - 1) / k_page_bytes * k_page_bytes; }
+std::uintptr_t page_down(std::uintptr_t p) { return p / kPageBytes * kPageBytes; }
+std::uintptr_t page_up(std::uintptr_t p) { return (p + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
 }  // namespace
 
@@ -47,7 +47,7 @@ void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept 
             // A copy that starts inside a registration and runs past its end (or the reverse)
             // is refused by the driver with cudaErrorInvalidValue: the range goes.
             const bool straddled = lo < r->start || hi > r->start + r->bytes;
-            if (straddled || !same_page_frames(lo, (hi - lo) / k_page_bytes, r->frames.data() + (lo - r->start) / k_page_bytes)) {
+            if (straddled || !same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
                 (void)evict_locked(start);
             }
         }
@@ -113,7 +113,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
             return XFER_SUCCESS;
         }
         // Frames read after registering: every page is present and pinned now.
-        if (!read_page_frames(range.start, range.bytes / k_page_bytes, &range.frames)) {
+        if (!read_page_frames(range.start, range.bytes / kPageBytes, &range.frames)) {
             (void)cudaHostUnregister(p);
             (void)cudaGetLastError();
             return XFER_SUCCESS;

@@ -31,8 +31,8 @@ xfer_status release_mapped(const Context &, Buffer &b) {
 // function: nothing moves. Nothing needs queuing either: work queued on the stream before the
 // copy call still runs before work queued after it, and device writes become visible to the
 // host through the stream or event synchronisation the copy contract already asks for.
-constexpr BufferStrategy k_buffers = strategy({plugin::Views::shared, plugin::Movement::none, plugin::Completion::queued},
+constexpr BufferStrategy kBuffers = strategy({plugin::Views::shared, plugin::Movement::none, plugin::Completion::queued},
                                               allocate_mapped, release_mapped, nullptr);
-static_assert(caps_of(k_buffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY), "zero-copy: one memory, nothing moves");
+static_assert(caps_of(kBuffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY), "zero-copy: one memory, nothing moves");
 
 }  // namespace xfer::cuda::zerocopy

@@ -6,6 +6,6 @@
 
 namespace xfer::cuda::zerocopy {
 
-extern const BufferStrategy k_buffers;
+extern const BufferStrategy kBuffers;
 
 }  // namespace xfer::cuda::zerocopy

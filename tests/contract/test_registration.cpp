@@ -117,17 +117,17 @@ TEST_P(Registration, ManyThreadsCopyFromOneRegisteredRange) {
     const Bytes src = random_bytes(bytes, 803);
     std::copy(src.begin(), src.end(), user.data);
     ASSERT_XFER_OK(xfer_register(ctx_, user.data, bytes, XFER_REGISTER_READ_ONLY));
-    constexpr int k_threads = 8;
+    constexpr int kThreads = 8;
     std::vector<xfer_buffer> buffers;
     std::vector<xfer_stream> streams;
-    for (int t = 0; t < k_threads; ++t) {
+    for (int t = 0; t < kThreads; ++t) {
         buffers.push_back(alloc(bytes));
         ASSERT_NE(buffers.back(), nullptr);
         streams.push_back(new_stream());
     }
     std::vector<std::thread> threads;
-    std::vector<xfer_status> result(k_threads, XFER_SUCCESS);
-    for (int t = 0; t < k_threads; ++t) {
+    std::vector<xfer_status> result(kThreads, XFER_SUCCESS);
+    for (int t = 0; t < kThreads; ++t) {
         threads.emplace_back([&, t] {
             for (int i = 0; i < 20 && result[t] == XFER_SUCCESS; ++i) {
                 const std::size_t off = (static_cast<std::size_t>(t) * 4099 + i * 65537) % (bytes / 2);
@@ -138,7 +138,7 @@ TEST_P(Registration, ManyThreadsCopyFromOneRegisteredRange) {
         });
     }
     for (auto &th : threads) th.join();
-    for (int t = 0; t < k_threads; ++t) {
+    for (int t = 0; t < kThreads; ++t) {
         ASSERT_XFER_OK(result[t]);
         // Every byte a thread copied is the source's byte at the same offset.
         Bytes back(bytes / 2);

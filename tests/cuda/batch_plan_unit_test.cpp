@@ -56,7 +56,7 @@ TEST(BatchPlan, EveryPackedEntryPlacedOnceAlignedWithoutOverlapInsideItsSlot) {
         for (std::size_t k = g.first; k < g.first + g.count; ++k) {
             const Placement &p = plan.placed[k];
             EXPECT_EQ(g.route, routes[p.index]);
-            EXPECT_EQ(0u, p.offset % k_pack_alignment);
+            EXPECT_EQ(0u, p.offset % kPackAlignment);
             EXPECT_GE(p.offset, end);  // after the previous entry of the group: no overlap
             end = p.offset + sizes[p.index];
             EXPECT_LE(end, g.data_bytes);

@@ -15,13 +15,13 @@
 namespace {
 
 using namespace xfer::cuda;
-using xfer_test::captured_error;
+using xfer::test::captured_error;
 
 class CudaCommon : public ::testing::Test {
 protected:
     void SetUp() override {
-        set_core_services(xfer_test::capturing_services());
-        xfer_test::reset_captured_error();
+        set_core_services(xfer::test::capturing_services());
+        xfer::test::reset_captured_error();
     }
 };
 

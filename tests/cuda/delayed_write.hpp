@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-namespace xfer_test {
+namespace xfer::test {
 
 struct DelayedWrite {
     unsigned char *dst;
@@ -23,4 +23,4 @@ inline void sleep_then_write(void *p) {
     std::memcpy(w->dst, w->src, w->bytes);
 }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

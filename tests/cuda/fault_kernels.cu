@@ -19,7 +19,7 @@ __global__ void assert_zero(int value) { assert(value == 0); }
 
 }  // namespace
 
-namespace xfer_test {
+namespace xfer::test {
 
 cudaError_t launch_illegal_write(cudaStream_t stream) {
     write_through<<<1, 1, 0, stream>>>(reinterpret_cast<int *>(0x10));
@@ -36,4 +36,4 @@ cudaError_t launch_failing_assert(cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

@@ -3,7 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace xfer_test {
+namespace xfer::test {
 
 // A kernel that writes to address 0x10: cudaErrorIllegalAddress at the next synchronisation.
 cudaError_t launch_illegal_write(cudaStream_t stream);
@@ -13,4 +13,4 @@ cudaError_t launch_illegal_write_after(cudaStream_t stream, unsigned microsecond
 // A kernel whose assert() fails: cudaErrorAssert at the next synchronisation.
 cudaError_t launch_failing_assert(cudaStream_t stream);
 
-}  // namespace xfer_test
+}  // namespace xfer::test

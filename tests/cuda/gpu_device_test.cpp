@@ -9,7 +9,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 class GpuDevice : public GpuBackendTest {};
 

@@ -124,12 +124,12 @@ class GpuFaults : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(GpuFaults, KernelFaultIsReportedThenRefusedWithoutHang) {
     const std::string backend = GetParam();
-    in_child([&] { sticky_fault(backend.c_str(), xfer_test::launch_illegal_write, "cudaErrorIllegalAddress"); });
+    in_child([&] { sticky_fault(backend.c_str(), xfer::test::launch_illegal_write, "cudaErrorIllegalAddress"); });
 }
 
 TEST_P(GpuFaults, DeviceAssertIsReportedThenRefusedWithoutHang) {
     const std::string backend = GetParam();
-    in_child([&] { sticky_fault(backend.c_str(), xfer_test::launch_failing_assert, "cudaErrorAssert"); });
+    in_child([&] { sticky_fault(backend.c_str(), xfer::test::launch_failing_assert, "cudaErrorAssert"); });
 }
 
 TEST_P(GpuFaults, OutOfMemoryIsReportedAndTheContextGoesOn) {
@@ -198,7 +198,7 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
                 STEP(xfer_memcpy_async(ctx, dst, src, n, kind, s) == XFER_SUCCESS);
                 STEP(xfer_stream_synchronize(s) == XFER_SUCCESS);
                 // The fault lands ~0.5 ms into a copy of ~1-3 ms.
-                STEP(xfer_test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 500) ==
+                STEP(xfer::test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 500) ==
                      cudaSuccess);
                 const xfer_status copied = xfer_memcpy_async(ctx, dst, src, n, kind, s);
                 const std::string copy_message = xfer_last_error();

@@ -10,7 +10,7 @@
 
 #include "test_support.hpp"
 
-namespace xfer_test {
+namespace xfer::test {
 
 class GpuBackendTest : public ::testing::TestWithParam<std::string> {
 protected:
@@ -39,4 +39,4 @@ protected:
     unsigned caps_ = 0;
 };
 
-}  // namespace xfer_test
+}  // namespace xfer::test

@@ -10,7 +10,7 @@
 
 #include "gpu_fixture.hpp"
 
-namespace xfer_test {
+namespace xfer::test {
 namespace {
 
 class GpuPeer : public GpuBackendTest {
@@ -128,4 +128,4 @@ TEST_P(GpuPeer, FreeWaitsForAPeerCopyQueuedOnTheOtherDevice) {
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuPeer, ::testing::ValuesIn(kCudaBackends), param_name);
 
 }  // namespace
-}  // namespace xfer_test
+}  // namespace xfer::test

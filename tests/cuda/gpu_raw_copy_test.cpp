@@ -8,7 +8,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 class GpuRawCopy : public GpuBackendTest {};
 

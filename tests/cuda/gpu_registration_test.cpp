@@ -15,7 +15,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 class GpuRegistration : public GpuBackendTest {};
 

@@ -12,7 +12,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 class GpuStagedCopy : public StagedCopyTest {};
 

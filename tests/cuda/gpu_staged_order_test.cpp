@@ -15,7 +15,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 
 void sleep_only(void *) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }

@@ -18,7 +18,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 constexpr std::size_t MiB = std::size_t{1} << 20;
 

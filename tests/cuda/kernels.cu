@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "kernels.hpp"
 
-namespace xfer_test {
+namespace xfer::test {
 namespace {
 
 constexpr int kThreads = 256;
@@ -57,4 +57,4 @@ cudaError_t launch_fill(void *p, std::size_t n, unsigned char value, cudaStream_
     return cudaGetLastError();
 }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

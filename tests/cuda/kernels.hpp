@@ -6,7 +6,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace xfer_test {
+namespace xfer::test {
 
 // p[i] ^= key for every byte.
 cudaError_t launch_xor(void *p, std::size_t n, unsigned char key, cudaStream_t stream);
@@ -16,4 +16,4 @@ cudaError_t launch_spin_then_xor(void *p, std::size_t n, unsigned char key, unsi
 // p[i] = value.
 cudaError_t launch_fill(void *p, std::size_t n, unsigned char value, cudaStream_t stream);
 
-}  // namespace xfer_test
+}  // namespace xfer::test

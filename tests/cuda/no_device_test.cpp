@@ -14,7 +14,7 @@
 
 namespace {
 
-using namespace xfer_test;
+using namespace xfer::test;
 
 std::string lower(std::string s) {
     std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

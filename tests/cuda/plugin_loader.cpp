@@ -10,7 +10,7 @@
 
 #include "test_support.hpp"
 
-namespace xfer_test {
+namespace xfer::test {
 namespace {
 
 thread_local CapturedError t_captured;
@@ -21,14 +21,14 @@ void capture_set_error(xfer_status status, const char *message) {
     ++t_captured.calls;
 }
 
-const xfer_core_services k_services = {sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR, XFER_BACKEND_ABI_MINOR,
+const xfer_core_services kServices = {sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR, XFER_BACKEND_ABI_MINOR,
                                        capture_set_error};
 
 }  // namespace
 
 CapturedError &captured_error() { return t_captured; }
 void reset_captured_error() { t_captured = CapturedError{}; }
-const xfer_core_services *capturing_services() { return &k_services; }
+const xfer_core_services *capturing_services() { return &kServices; }
 
 DirectPlugin load_plugin_directly(const std::string &name) {
     static std::mutex mutex;
@@ -67,11 +67,11 @@ DirectPlugin load_plugin_directly(const std::string &name) {
         if (entry == nullptr) {
             p.load_error = "no symbol " XFER_BACKEND_ENTRY_SYMBOL " in " + path;
         } else {
-            p.table = entry(&k_services);
+            p.table = entry(&kServices);
         }
     }
     loaded[name] = p;
     return p;
 }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

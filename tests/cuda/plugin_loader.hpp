@@ -7,7 +7,7 @@
 
 #include <xfer/xfer_backend.h>
 
-namespace xfer_test {
+namespace xfer::test {
 
 struct DirectPlugin {
     const xfer_backend_table *table = nullptr;
@@ -28,4 +28,4 @@ CapturedError &captured_error();
 void reset_captured_error();
 const xfer_core_services *capturing_services();
 
-}  // namespace xfer_test
+}  // namespace xfer::test

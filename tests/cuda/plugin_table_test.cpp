@@ -11,8 +11,8 @@
 
 namespace {
 
-using xfer_test::load_plugin_directly;
-using xfer_test::param_name;
+using xfer::test::load_plugin_directly;
+using xfer::test::param_name;
 
 class PluginTable : public ::testing::TestWithParam<std::string> {};
 
@@ -92,7 +92,7 @@ TEST_P(PluginTable, EntryPointReturnsTheSameTableEveryTime) {
     EXPECT_EQ(plugin.table, load_plugin_directly(GetParam()).table);
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer_test::kCudaBackends),
+INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::test::kCudaBackends),
                          param_name);
 
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
@@ -125,45 +125,45 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
                        {"chunk_size", "1024"},     {"chunk_size", "2147483648"}, {"staging", "2"},
                        {"staging_slots", "99999"}};
     for (const auto &c : cases) {
-        xfer_test::reset_captured_error();
+        xfer::test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};
         void *sentinel = reinterpret_cast<void *>(0x1234);
         void *ctx = sentinel;
         EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 1, &ctx)) << c.name << "=" << c.value;
         EXPECT_EQ(sentinel, ctx) << "output written on failure";
-        EXPECT_NE(std::string::npos, xfer_test::captured_error().message.find(c.name))
-            << xfer_test::captured_error().message;
+        EXPECT_NE(std::string::npos, xfer::test::captured_error().message.find(c.name))
+            << xfer::test::captured_error().message;
     }
 }
 
 TEST(PluginTablePageable, RefusesFewerSlotsThanWorkers) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    xfer_test::reset_captured_error();
+    xfer::test::reset_captured_error();
     const xfer_backend_param_value values[] = {{"staging_threads", "4"}, {"staging_slots", "3"}};
     void *ctx = nullptr;
     EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 2, &ctx));
     EXPECT_EQ(nullptr, ctx);
-    EXPECT_NE(std::string::npos, xfer_test::captured_error().message.find("staging_slots"))
-        << xfer_test::captured_error().message;
+    EXPECT_NE(std::string::npos, xfer::test::captured_error().message.find("staging_slots"))
+        << xfer::test::captured_error().message;
 }
 
 TEST(PluginTablePageable, AcceptsStagingOffToTurnTheEngineOff) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    xfer_test::reset_captured_error();
+    xfer::test::reset_captured_error();
     const xfer_backend_param_value values[] = {{"staging", "off"}, {"chunk_size", "4096"}};
     void *ctx = nullptr;
     const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
     // The values pass; what follows depends on the machine: a context where there is a
     // device, the no-device status here. Never a configuration error.
-    EXPECT_NE(XFER_ERROR_CONFIG, st) << xfer_test::captured_error().message;
+    EXPECT_NE(XFER_ERROR_CONFIG, st) << xfer::test::captured_error().message;
     if (st == XFER_SUCCESS) {
         ASSERT_NE(nullptr, ctx);
-        EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer_test::captured_error().message;
+        EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer::test::captured_error().message;
     } else {
         EXPECT_TRUE(st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_BACKEND_UNAVAILABLE)
-            << st << ": " << xfer_test::captured_error().message;
+            << st << ": " << xfer::test::captured_error().message;
     }
 }
 

@@ -65,7 +65,7 @@ TEST(RegistrationCacheLru, EvictsLeastRecentlyUsedFirstToStayUnderTheLimit) {
 }
 
 TEST(RegistrationCachePages, UntouchedPagesHaveNoIdentity) {
-    const std::size_t bytes = 4 * k_page_bytes;
+    const std::size_t bytes = 4 * kPageBytes;
     void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     ASSERT_NE(MAP_FAILED, p);
     std::vector<std::uint64_t> frames;
@@ -78,7 +78,7 @@ TEST(RegistrationCachePages, AddressesMappedAgainShowOtherFrames) {
         GTEST_SKIP() << "this process cannot read page frame numbers (no CAP_SYS_ADMIN): the cache stays off";
     }
     const std::size_t pages = 8;
-    const std::size_t bytes = pages * k_page_bytes;
+    const std::size_t bytes = pages * kPageBytes;
     // The first pages stay alive in a second mapping of the same file, as the driver keeps
     // registered pages alive after the application frees them.
     const int fd = memfd_create("xfer-test", 0);

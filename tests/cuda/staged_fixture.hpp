@@ -17,7 +17,7 @@
 
 #include "test_support.hpp"
 
-namespace xfer_test {
+namespace xfer::test {
 
 struct StagingCase {
     const char *label;
@@ -87,4 +87,4 @@ inline void PrintTo(const StagingCase &c, std::ostream *os) { *os << c.label; }
 
 inline std::string staging_case_name(const ::testing::TestParamInfo<StagingCase> &info) { return info.param.label; }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

@@ -34,7 +34,7 @@ TEST(StagingPlan, AutoThreadsFollowTheMachineUpToSixteen) {
     EXPECT_EQ(1u, auto_threads(1));
     EXPECT_EQ(2u, auto_threads(2));
     EXPECT_EQ(16u, auto_threads(16));
-    EXPECT_EQ(k_max_auto_threads, auto_threads(256));
+    EXPECT_EQ(kMaxAutoThreads, auto_threads(256));
 }
 
 TEST(StagingPlan, AutoSlotsAreTwicePerWorker) {
@@ -49,7 +49,7 @@ TEST(StagingPlan, ChunksGiveEveryWorkerWorkButNeverExceedASlot) {
     // 8 MiB with 16 workers: 512 KiB each, so all 16 work.
     EXPECT_EQ(512 * KiB, plan_chunk(8 * MiB, 16, 4 * MiB));
     // Small copies: never below 256 KiB, never above the slot.
-    EXPECT_EQ(k_min_chunk_bytes, plan_chunk(1 * MiB, 16, 4 * MiB));
+    EXPECT_EQ(kMinChunkBytes, plan_chunk(1 * MiB, 16, 4 * MiB));
     EXPECT_EQ(64 * KiB, plan_chunk(1 * MiB, 16, 64 * KiB));
     EXPECT_EQ(1u, chunk_count(100, plan_chunk(100, 8, 4 * MiB)));
     // Whole pages.

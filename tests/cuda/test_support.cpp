@@ -7,7 +7,7 @@
 
 #include <cuda_runtime_api.h>
 
-namespace xfer_test {
+namespace xfer::test {
 
 std::uint64_t fresh_seed() {
     std::random_device rd;
@@ -70,4 +70,4 @@ int find_backend(const std::string &name, xfer_backend_info *info) {
     return -1;
 }
 
-}  // namespace xfer_test
+}  // namespace xfer::test

@@ -12,12 +12,11 @@
 #include <xfer/xfer.h>
 #include <xfer_test/support.hpp>
 
-namespace xfer_test {
+namespace xfer::test {
 
 inline const std::vector<std::string> kCudaBackends = {"pageable", "pinned", "managed", "zerocopy"};
 
 // Random bytes (never zeros: a copy that moved nothing must not pass by accident).
-using ::xfer::test::random_bytes;
 // A fresh seed, also printed by the tests that use it so a failure can be replayed.
 std::uint64_t fresh_seed();
 std::vector<unsigned char> xored(const std::vector<unsigned char> &in, unsigned char key);
@@ -52,15 +51,15 @@ struct ContextGuard {
     }
 };
 
-}  // namespace xfer_test
+}  // namespace xfer::test
 
 // Skips (or, under XFER_REQUIRE_GPU=1, fails) a GPU-only test when the machine has no usable
 // CUDA device. Use at the top of a test body or SetUp.
 #define XFER_REQUIRE_CUDA_DEVICE()                                                                         \
     do {                                                                                                   \
-        const auto &presence_ = ::xfer_test::gpu_presence();                                                \
+        const auto &presence_ = ::xfer::test::gpu_presence();                                                \
         if (!presence_.available) {                                                                        \
-            if (::xfer_test::gpu_required()) {                                                             \
+            if (::xfer::test::gpu_required()) {                                                             \
                 FAIL() << "XFER_REQUIRE_GPU=1 but there is no CUDA device: " << presence_.reason;          \
             }                                                                                              \
             GTEST_SKIP() << "no CUDA device (" << presence_.reason << ")";                                 \

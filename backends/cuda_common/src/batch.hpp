@@ -62,9 +62,9 @@ struct PackedEntry {
 
 // Packed data offsets are multiples of this, so the kernel moves 16-byte words when the user's
 // pointers allow it.
-constexpr std::size_t k_pack_alignment = 16;
+constexpr std::size_t kPackAlignment = 16;
 // The data area of a slot starts after the descriptors, rounded to this.
-constexpr std::size_t k_descriptor_alignment = 256;
+constexpr std::size_t kDescriptorAlignment = 256;
 
 struct PackConfig {
     std::size_t max_entry = 0;   // entries up to this many bytes are packed; 0: packing off
@@ -113,7 +113,7 @@ xfer_status launch_copy_entries(const PackedEntry *entries, std::size_t count, c
 // ---------------------------------------------------------------------- the packer
 class BatchPacker {
 public:
-    static constexpr std::size_t k_slots = 2;
+    static constexpr std::size_t kSlots = 2;
 
     BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept;
     ~BatchPacker();
@@ -149,13 +149,13 @@ private:
     bool set_up_ = false;
     bool usable_ = false;
     bool mapped_host_ = false;
-    std::array<Slot, k_slots> slots_{};
+    std::array<Slot, kSlots> slots_{};
     std::size_t next_ = 0;
 };
 
 // The batch parameters every CUDA backend declares after its own (with_common_params adds them).
-extern const xfer_backend_param k_batch_params[];
-extern const std::size_t k_batch_param_count;
+extern const xfer_backend_param kBatchParams[];
+extern const std::size_t kBatchParamCount;
 
 // Reads them and makes ctx.packer (nullptr when batch_pack_max is 0); CONFIG naming the bad one.
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,

@@ -8,10 +8,10 @@
 namespace xfer::cuda {
 namespace {
 
-constexpr unsigned k_threads = 256;
+constexpr unsigned kThreads = 256;
 // Enough blocks to fill an H200 (132 SMs x 16 resident blocks) several times; more entries are
 // taken grid-stride.
-constexpr std::size_t k_max_blocks = 8192;
+constexpr std::size_t kMaxBlocks = 8192;
 
 __global__ void copy_entries(const PackedEntry *entries, std::size_t count) {
     for (std::size_t e = blockIdx.x; e < count; e += gridDim.x) {
@@ -46,8 +46,8 @@ __global__ void copy_entries(const PackedEntry *entries, std::size_t count) {
 }  // namespace
 
 xfer_status launch_copy_entries(const PackedEntry *entries, std::size_t count, cudaStream_t stream) noexcept {
-    const std::size_t blocks = count < k_max_blocks ? count : k_max_blocks;
-    copy_entries<<<static_cast<unsigned>(blocks), k_threads, 0, stream>>>(entries, count);
+    const std::size_t blocks = count < kMaxBlocks ? count : kMaxBlocks;
+    copy_entries<<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(entries, count);
     return check(cudaGetLastError(), "cudaLaunchKernel(xfer packed batch: %zu entries, %zu blocks)", count, blocks);
 }
 

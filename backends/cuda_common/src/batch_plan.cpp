@@ -30,7 +30,7 @@ Route route_for(Memory dst, Memory src, std::size_t bytes, const PackConfig &con
 }
 
 std::size_t descriptor_bytes(std::size_t count) noexcept {
-    return round_up(count * sizeof(PackedEntry), k_descriptor_alignment);
+    return round_up(count * sizeof(PackedEntry), kDescriptorAlignment);
 }
 
 BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t count, const PackConfig &config) {
@@ -51,7 +51,7 @@ BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t 
             if (routes[i] != route) {
                 continue;
             }
-            const std::size_t bytes = staged(route) ? round_up(sizes[i], k_pack_alignment) : 0;
+            const std::size_t bytes = staged(route) ? round_up(sizes[i], kPackAlignment) : 0;
             // Does entry i still fit beside the group's descriptors and data?
             if (g.count > 0 && descriptor_bytes(g.count + 1) + data + bytes > config.slot_bytes) {
                 g.data_bytes = data;

@@ -17,35 +17,35 @@ namespace xfer::cuda {
 namespace {
 // A thread is started for at least this much of a group: below it, starting the thread costs
 // more than the copy it takes over (~20 us vs ~10 GB/s per thread).
-constexpr std::size_t k_min_thread_bytes = std::size_t{1} << 20;
+constexpr std::size_t kMinThreadBytes = std::size_t{1} << 20;
 
 // Help texts that name constants of the packer are built from them.
-static_assert(k_min_thread_bytes % (std::size_t{1} << 20) == 0, "batch_host_threads' help names it in MiB");
-constexpr auto k_staging_help =
-    plugin::join("bytes of each of the ", plugin::decimal<BatchPacker::k_slots>().text,
+static_assert(kMinThreadBytes % (std::size_t{1} << 20) == 0, "batch_host_threads' help names it in MiB");
+constexpr auto kStagingHelp =
+    plugin::join("bytes of each of the ", plugin::decimal<BatchPacker::kSlots>().text,
                  " staging slots of packed batches (page-locked host memory and device memory each, made at the "
                  "context's first packed batch); a larger batch is packed in several groups");
-constexpr auto k_host_threads_help =
+constexpr auto kHostThreadsHelp =
     plugin::join("threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread "
                  "plus threads started for the group when it holds at least ",
-                 plugin::decimal<(k_min_thread_bytes >> 20)>().text, " MiB); 1: the callback thread alone");
+                 plugin::decimal<(kMinThreadBytes >> 20)>().text, " MiB); 1: the callback thread alone");
 }  // namespace
 
-constexpr xfer_backend_param k_batch_params[] = {
+constexpr xfer_backend_param kBatchParams[] = {
     {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
      "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
-    {"batch_staging", "size", "8388608", k_staging_help.text},
-    {"batch_host_threads", "int", "4", k_host_threads_help.text},
+    {"batch_staging", "size", "8388608", kStagingHelp.text},
+    {"batch_host_threads", "int", "4", kHostThreadsHelp.text},
 };
-const std::size_t k_batch_param_count = sizeof k_batch_params / sizeof k_batch_params[0];
-static_assert(plugin::declared_defaults_are_decimal(k_batch_params), "param_u64 parses declared defaults as decimals");
+const std::size_t kBatchParamCount = sizeof kBatchParams / sizeof kBatchParams[0];
+static_assert(plugin::declared_defaults_are_decimal(kBatchParams), "param_u64 parses declared defaults as decimals");
 
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
                               Context &ctx) noexcept {
     const auto read = [&](const char *name, std::uint64_t min, std::uint64_t max, std::uint64_t *out) {
-        return plugin::param_u64(backend, k_batch_params, k_batch_param_count, values, count, name, min, max, out);
+        return plugin::param_u64(backend, kBatchParams, kBatchParamCount, values, count, name, min, max, out);
     };
     std::uint64_t slot = 0;
     std::uint64_t max_entry = 0;
@@ -101,7 +101,7 @@ void copy_pieces(const HostWork &w, bool gather) noexcept {
         }
     };
     const std::size_t n = w.pieces.size();
-    std::size_t parts = std::min(w.threads, w.data_bytes / k_min_thread_bytes);
+    std::size_t parts = std::min(w.threads, w.data_bytes / kMinThreadBytes);
     parts = std::max<std::size_t>(1, std::min(parts, n));
     std::vector<std::thread> helpers;
     std::size_t begin = 0;
@@ -193,7 +193,7 @@ xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const v
 xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts,
                                      const void *const *srcs, const std::size_t *sizes, cudaStream_t stream) {
     Slot &slot = slots_[next_];
-    next_ = (next_ + 1) % k_slots;
+    next_ = (next_ + 1) % kSlots;
     const std::size_t desc = descriptor_bytes(g.count);
     const bool to_device = g.route == Route::staged_to_device || g.route == Route::mapped_to_device;
     const bool staged = g.route == Route::staged_to_device || g.route == Route::staged_to_host;

@@ -87,7 +87,7 @@ xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfe
 
 std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count) {
     std::vector<xfer_backend_param> all(own, own + count);
-    all.insert(all.end(), k_batch_params, k_batch_params + k_batch_param_count);
+    all.insert(all.end(), kBatchParams, kBatchParams + kBatchParamCount);
     return all;
 }
 

@@ -121,7 +121,7 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
     Range range;
     range.bytes = bytes;
     RegisterCall call{cuda_flags};
-    if (auto st = register_in_pieces(static_cast<char *>(ptr), bytes, k_register_piece_bytes, register_piece,
+    if (auto st = register_in_pieces(static_cast<char *>(ptr), bytes, kRegisterPieceBytes, register_piece,
                                      unregister_piece, &call, &range.pieces)) {
         return st;
     }

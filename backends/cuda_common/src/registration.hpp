@@ -23,7 +23,7 @@ namespace xfer::cuda {
 // The driver takes one cudaHostRegister of any size on current Linux drivers, but older ones
 // and some kernels refuse very large single ranges; a range that fails whole and is larger than
 // this is tried again in pieces of this size.
-constexpr std::size_t k_register_piece_bytes = std::size_t{1} << 30;
+constexpr std::size_t kRegisterPieceBytes = std::size_t{1} << 30;
 
 struct Piece {
     char *start = nullptr;

@@ -106,8 +106,8 @@ constexpr bool declared_defaults_are_decimal(const xfer_backend_param (&declared
 // ------------------------------------------------------------------------ help texts
 // A help text that names a constant of the code ("at most 16 workers", "each of the 2 slots")
 // is built from that constant at compile time, so the text cannot drift from the code:
-//   constexpr auto k_help = plugin::join("at most ", plugin::decimal<k_max_threads>().text, " workers");
-//   ... {"threads", "int", "0", k_help.text} ...
+//   constexpr auto kHelp = plugin::join("at most ", plugin::decimal<kMaxThreads>().text, " workers");
+//   ... {"threads", "int", "0", kHelp.text} ...
 
 template <std::size_t N>
 struct HelpText {
