@@ -16,6 +16,7 @@ packages=(
   python3-numpy python3-pytest                # the Python binding and its tests
   gfortran                                    # the Fortran module and its test
   clang libclang-rt-14-dev                    # libFuzzer targets (fuzz preset, scripts/fuzz-ci.sh)
+  clang-format-14                             # the format check (scripts/check-format.sh)
 )
 
 missing=()
