@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_buffer.hpp"
 
-#include <xfer_plugin/errors.hpp>
-
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <utility>
+
+#include <xfer_plugin/errors.hpp>
 
 namespace xfer::host {
 namespace {
@@ -37,7 +37,7 @@ xfer_status allocate_view(std::size_t bytes, const char *which, Block *out) {
 
 // Gives back a device-memory reservation unless it was handed on to a HostStorage.
 class Reservation {
-public:
+  public:
     Reservation(DeviceMemoryAccount &account, std::size_t bytes) noexcept : account_(account), bytes_(bytes) {}
     ~Reservation() {
         if (bytes_ != 0) {
@@ -46,11 +46,11 @@ public:
     }
     void keep() noexcept { bytes_ = 0; }
 
-private:
+  private:
     DeviceMemoryAccount &account_;
     std::size_t bytes_;
 };
-}  // namespace
+} // namespace
 
 HostStorage::HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
                          unsigned char *device) noexcept
@@ -122,9 +122,9 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     reservation.keep();
     std::shared_ptr<HostStorage> storage(std::move(owner));
     storage->views_ = views;
-    views->add(storage);  // may throw bad_alloc: then the storage is released and unlisted
+    views->add(storage); // may throw bad_alloc: then the storage is released and unlisted
     *out = std::move(storage);
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer::host
+} // namespace xfer::host

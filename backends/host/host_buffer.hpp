@@ -2,16 +2,15 @@
 // A host-backend buffer: two separate page-aligned host allocations, one playing the device.
 #pragma once
 
-#include "host_context.hpp"
-
-#include <xfer/xfer_backend.h>
-#include <xfer_plugin/table.hpp>
-
 #include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
+
+#include "host_context.hpp"
+#include <xfer/xfer_backend.h>
+#include <xfer_plugin/table.hpp>
 
 namespace xfer::host {
 
@@ -22,26 +21,26 @@ class HostStorage;
 // lets the queued copy hold the storage of any buffer view it touches, so xfer_free of that
 // buffer is deferred in stream order exactly as for buffer copies (never a use-after-free).
 class LiveViews {
-public:
+  public:
     void add(const std::shared_ptr<HostStorage> &storage);
     void remove(const HostStorage &storage) noexcept;
     // The storage whose host or device view contains `p`, or null.
     std::shared_ptr<HostStorage> find(const void *p) const;
 
-private:
+  private:
     struct Range {
         std::uintptr_t end;
         std::weak_ptr<HostStorage> storage;
     };
     mutable std::mutex mutex_;
-    std::map<std::uintptr_t, Range> ranges_;  // by start address
+    std::map<std::uintptr_t, Range> ranges_; // by start address
 };
 
 // The memory of a buffer. Reference-counted: the buffer handle holds one reference and every
 // queued copy another, so xfer_free never releases memory a queued copy still uses (the last
 // reference, possibly a worker thread's, releases it: deferred free in stream order).
 class HostStorage {
-public:
+  public:
     // Reserves `bytes` on the emulated device and allocates both views. Reports and returns
     // XFER_ERROR_OUT_OF_MEMORY (nothing allocated or reserved) when either does not fit.
     // The storage is listed in `views` until it is destroyed.
@@ -56,12 +55,12 @@ public:
     unsigned char *device_view() const noexcept { return device_; }
     std::size_t size() const noexcept { return bytes_; }
 
-private:
+  private:
     HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
                 unsigned char *device) noexcept;
 
     std::shared_ptr<DeviceMemoryAccount> account_;
-    std::shared_ptr<LiveViews> views_;  // set once listed there
+    std::shared_ptr<LiveViews> views_; // set once listed there
     std::size_t bytes_;
     unsigned char *host_;
     unsigned char *device_;
@@ -75,10 +74,9 @@ struct HostBuffer {
 // The strategy as facts, from which the table's capability bits are derived: two views (two
 // allocations), a buffer copy is a memcpy between them, queued on the stream's worker thread
 // so that the call returns at once.
-constexpr plugin::BufferFacts kBufferFacts{plugin::Views::separate, plugin::Movement::copy,
-                                             plugin::Completion::queued};
+constexpr plugin::BufferFacts kBufferFacts{plugin::Views::separate, plugin::Movement::copy, plugin::Completion::queued};
 static_assert(plugin::consistent(kBufferFacts));
 static_assert(plugin::caps_of(kBufferFacts) == XFER_CAP_ASYNC_COPY,
               "host: separate views, copies queued on a worker thread: asynchronous copies, nothing more");
 
-}  // namespace xfer::host
+} // namespace xfer::host

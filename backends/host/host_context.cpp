@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_context.hpp"
 
-#include "host_buffer.hpp"
-
-#include <xfer_plugin/params.hpp>
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
 #include <thread>
+
+#include "host_buffer.hpp"
+#include <xfer_plugin/params.hpp>
 
 namespace xfer::host {
 
@@ -46,7 +45,7 @@ std::uint64_t pages_to_bytes(long pages) noexcept {
     }
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page_size);
 }
-}  // namespace
+} // namespace
 
 std::uint64_t physical_memory_bytes() noexcept { return pages_to_bytes(sysconf(_SC_PHYS_PAGES)); }
 
@@ -113,4 +112,4 @@ void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept {
     info->unified_addressing = 1;
 }
 
-}  // namespace xfer::host
+} // namespace xfer::host

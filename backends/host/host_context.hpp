@@ -2,14 +2,13 @@
 // The host backend's context: the emulated device's capacity and what is allocated on it.
 #pragma once
 
-#include <xfer/xfer_backend.h>
-
-#include "host_register.hpp"
-
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+
+#include "host_register.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::host {
 
@@ -18,7 +17,7 @@ class LiveViews;
 // Bytes of emulated device memory in use against a capacity. Shared (not owned) by every
 // buffer's storage, because storage may outlive its buffer handle until queued copies finish.
 class DeviceMemoryAccount {
-public:
+  public:
     explicit DeviceMemoryAccount(std::uint64_t capacity) noexcept : capacity_(capacity) {}
 
     // Takes `bytes` from the capacity; false (nothing taken) if they do not fit.
@@ -28,7 +27,7 @@ public:
     std::uint64_t capacity() const noexcept { return capacity_; }
     std::uint64_t used() const noexcept { return used_.load(); }
 
-private:
+  private:
     const std::uint64_t capacity_;
     std::atomic<std::uint64_t> used_{0};
 };
@@ -41,8 +40,8 @@ struct HostContext {
     // true: the device_memory parameter set the capacity; false: physical RAM bounds it.
     bool capacity_from_param = false;
     std::shared_ptr<DeviceMemoryAccount> account;
-    HostRegistry registered;  // xfer_register bookkeeping
-    std::shared_ptr<LiveViews> views;  // every live buffer's views (host_buffer.hpp)
+    HostRegistry registered;          // xfer_register bookkeeping
+    std::shared_ptr<LiveViews> views; // every live buffer's views (host_buffer.hpp)
 };
 
 // Physical RAM of the machine in bytes (sysconf), 0 if unknown.
@@ -67,4 +66,4 @@ xfer_status count_devices(const xfer_backend_param_value *params, std::size_t pa
 
 void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept;
 
-}  // namespace xfer::host
+} // namespace xfer::host

@@ -2,21 +2,20 @@
 // The host backend's plugin table: each entry checks nothing the core already validated
 // (see xfer_backend.h), does its work through the classes of this folder, and turns every
 // exception into a status through guarded().
-#include "host_buffer.hpp"
-#include "host_context.hpp"
-#include "host_event.hpp"
-#include "host_stream.hpp"
-
-#include <xfer/xfer_backend.h>
-#include <xfer_plugin/errors.hpp>
-#include <xfer_plugin/table.hpp>
-
 #include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
 #include <utility>
 #include <vector>
+
+#include "host_buffer.hpp"
+#include "host_context.hpp"
+#include "host_event.hpp"
+#include "host_stream.hpp"
+#include <xfer/xfer_backend.h>
+#include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/table.hpp>
 
 namespace xfer::host {
 namespace {
@@ -59,8 +58,8 @@ xfer_status device_info(void *ctx, xfer_device_info *info) {
 
 // -------------------------------------------------------------------------- buffers
 
-xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned /*flags: placement hints mean nothing here*/,
-                         void **buf, void **host_view, void **device_view) {
+xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned /*flags: placement hints mean nothing here*/, void **buf,
+                         void **host_view, void **device_view) {
     return guarded("host buffer_alloc", [&] {
         std::shared_ptr<HostStorage> storage;
         const xfer_status st = HostStorage::create(as_context(ctx)->account, as_context(ctx)->views, bytes, &storage);
@@ -117,8 +116,7 @@ void hold_views(const LiveViews &views, const void *dst, const void *src, Holds 
     hold_view(views, src, holds);
 }
 
-xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/,
-                         void *stream) {
+xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/, void *stream) {
     return guarded("host memcpy_async", [&] {
         Holds holds;
         hold_views(*as_context(ctx)->views, dst, src, &holds);
@@ -127,8 +125,8 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
     });
 }
 
-xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
-                               size_t count, xfer_copy_kind /*kind*/, void *stream) {
+xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
+                               xfer_copy_kind /*kind*/, void *stream) {
     return guarded("host memcpy_batch_async", [&] {
         struct Copy {
             void *dst;
@@ -162,7 +160,7 @@ xfer_status probe_params(const xfer_backend_param_value *params, size_t param_co
 }
 
 xfer_status device_can_access_peer(void * /*ctx*/, void * /*peer*/, int *can_access) {
-    *can_access = 1;  // every emulated device is host RAM
+    *can_access = 1; // every emulated device is host RAM
     return XFER_SUCCESS;
 }
 
@@ -243,7 +241,7 @@ xfer_status stream_wait_event(void * /*ctx*/, void *stream, void *event) {
     return guarded("host stream_wait_event", [&] {
         std::shared_ptr<EventMarker> marker = as_event(event)->latest();
         if (!marker) {
-            return XFER_SUCCESS;  // never recorded: nothing to wait for (as in CUDA)
+            return XFER_SUCCESS; // never recorded: nothing to wait for (as in CUDA)
         }
         // Blocks only this stream's worker; the marker completes on the recording stream.
         as_stream(stream)->enqueue([marker] { marker->wait(); });
@@ -378,8 +376,8 @@ xfer_backend_table make_table() {
 
 const xfer_backend_table kTable = make_table();
 
-}  // namespace
-}  // namespace xfer::host
+} // namespace
+} // namespace xfer::host
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
     xfer::plugin::set_core_services(core);

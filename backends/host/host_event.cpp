@@ -39,4 +39,4 @@ void HostEvent::set_latest(std::shared_ptr<EventMarker> marker) {
     latest_ = std::move(marker);
 }
 
-}  // namespace xfer::host
+} // namespace xfer::host

@@ -12,7 +12,7 @@
 namespace xfer::host {
 
 class EventMarker {
-public:
+  public:
     using clock = std::chrono::steady_clock;
 
     // Called by the worker when it reaches the marker: stamps the time, wakes waiters.
@@ -22,7 +22,7 @@ public:
     // Completion time; meaningful once is_complete().
     clock::time_point completion_time();
 
-private:
+  private:
     std::mutex mutex_;
     std::condition_variable completed_;
     bool complete_ = false;
@@ -30,14 +30,14 @@ private:
 };
 
 class HostEvent {
-public:
+  public:
     // The marker of the latest record; null if the event was never recorded.
     std::shared_ptr<EventMarker> latest();
     void set_latest(std::shared_ptr<EventMarker> marker);
 
-private:
+  private:
     std::mutex mutex_;
     std::shared_ptr<EventMarker> latest_;
 };
 
-}  // namespace xfer::host
+} // namespace xfer::host

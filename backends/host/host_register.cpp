@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_register.hpp"
 
-#include <xfer_plugin/errors.hpp>
-
-#include <iterator>
 #include <cstdint>
+#include <iterator>
+
+#include <xfer_plugin/errors.hpp>
 
 namespace xfer::host {
 
@@ -45,4 +45,4 @@ void HostRegistry::stats(xfer_registration_stats *out) {
     out->registered_bytes = bytes_;
 }
 
-}  // namespace xfer::host
+} // namespace xfer::host

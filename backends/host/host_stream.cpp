@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_stream.hpp"
 
-#include <xfer_plugin/errors.hpp>
-
 #include <exception>
 #include <utility>
+
+#include <xfer_plugin/errors.hpp>
 
 namespace xfer::host {
 namespace {
@@ -17,7 +17,7 @@ std::string exception_text(const std::exception &e) noexcept {
         return {};
     }
 }
-}  // namespace
+} // namespace
 
 HostStream::HostStream() : worker_([this] { serve(); }) {}
 
@@ -72,7 +72,7 @@ void HostStream::serve() {
     for (;;) {
         work_ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
         if (queue_.empty()) {
-            return;  // stopping, and nothing left to run
+            return; // stopping, and nothing left to run
         }
         std::function<void()> task = std::move(queue_.front());
         queue_.pop_front();
@@ -103,4 +103,4 @@ void HostStream::serve() {
     }
 }
 
-}  // namespace xfer::host
+} // namespace xfer::host

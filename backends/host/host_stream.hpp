@@ -2,8 +2,6 @@
 // A host-backend stream: an in-order queue of tasks served by its own worker thread.
 #pragma once
 
-#include <xfer/xfer_backend.h>
-
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -12,10 +10,12 @@
 #include <string>
 #include <thread>
 
+#include <xfer/xfer_backend.h>
+
 namespace xfer::host {
 
 class HostStream {
-public:
+  public:
     // Starts the worker thread; throws std::system_error if the OS refuses a thread.
     HostStream();
     // Runs every queued task, then stops and joins the worker.
@@ -37,20 +37,20 @@ public:
     // waiting for the stream there would wait for itself.
     bool is_worker_thread() const noexcept { return std::this_thread::get_id() == worker_.get_id(); }
 
-private:
+  private:
     void serve();
 
     std::mutex mutex_;
     std::condition_variable work_ready_;
     std::condition_variable drained_;
     std::deque<std::function<void()>> queue_;
-    std::size_t unfinished_ = 0;  // queued + running
+    std::size_t unfinished_ = 0; // queued + running
     bool stopping_ = false;
     // First failure of a task since the last synchronize(); surfaces there, as CUDA does with
     // asynchronous errors.
     bool task_failed_ = false;
     std::string task_failure_;
-    std::thread worker_;  // last member: starts once everything it uses exists
+    std::thread worker_; // last member: starts once everything it uses exists
 };
 
-}  // namespace xfer::host
+} // namespace xfer::host

@@ -9,7 +9,7 @@ namespace xfer::cuda::managed {
 
 xfer_status apply_advice(void *ptr, std::size_t bytes, unsigned flags, int device) noexcept {
     const cudaMemLocation on_device{cudaMemLocationTypeDevice, device};
-    const cudaMemLocation on_host{cudaMemLocationTypeHost, 0};  // id is ignored for the host
+    const cudaMemLocation on_host{cudaMemLocationTypeHost, 0}; // id is ignored for the host
     if (flags & XFER_ALLOC_READ_MOSTLY) {
         // The location is ignored for read-mostly; the device is passed to be explicit.
         if (auto st = check(cudaMemAdvise(ptr, bytes, cudaMemAdviseSetReadMostly, on_device),
@@ -32,4 +32,4 @@ xfer_status apply_advice(void *ptr, std::size_t bytes, unsigned flags, int devic
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

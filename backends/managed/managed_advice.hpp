@@ -12,4 +12,4 @@ namespace xfer::cuda::managed {
 // cudaMemAdviseSetPreferredLocation with the device / the host (CUDA 13 cudaMemLocation form).
 xfer_status apply_advice(void *ptr, std::size_t bytes, unsigned flags, int device) noexcept;
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

@@ -64,13 +64,14 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
     return static_cast<const ManagedContext &>(c).mover->to_host(range, bytes, s);
 }
 
-}  // namespace
+} // namespace
 
 // One memory for both views; a copy migrates its pages (a prefetch, or the to_host method's
 // DMA into them), queued on the stream.
-constexpr BufferStrategy kBuffers = strategy({plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued},
-                                              allocate_managed, release_managed, prefetch);
+constexpr BufferStrategy kBuffers =
+    strategy({plugin::Views::shared, plugin::Movement::migrate, plugin::Completion::queued}, allocate_managed,
+             release_managed, prefetch);
 static_assert(caps_of(kBuffers) == (XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY),
               "managed: one memory, pages migrate in stream order");
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

@@ -9,4 +9,4 @@ namespace xfer::cuda::managed {
 
 extern const BufferStrategy kBuffers;
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

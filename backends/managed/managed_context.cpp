@@ -8,9 +8,9 @@
 namespace xfer::cuda::managed {
 
 // The help text names the slot count of the to-host methods, built from it.
-constexpr auto kChunkHelp = plugin::join("bytes per chunk (and per each of the ",
-                                           plugin::decimal<ManagedToHost::kSlots>().text,
-                                           " slots) of the dma and staged to-host methods");
+constexpr auto kChunkHelp =
+    plugin::join("bytes per chunk (and per each of the ", plugin::decimal<ManagedToHost::kSlots>().text,
+                 " slots) of the dma and staged to-host methods");
 
 constexpr xfer_backend_param kParams[] = {
     {"to_host", "string", "prefetch",
@@ -27,19 +27,18 @@ namespace {
 // The values of to_host, in the order of ToHost.
 constexpr const char *kToHostMethods[] = {"prefetch", "dma", "staged"};
 static_assert(sizeof kToHostMethods / sizeof kToHostMethods[0] == static_cast<std::size_t>(ToHost::staged) + 1);
-}  // namespace
+} // namespace
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
     std::size_t method = 0;
-    if (auto st = param_choice("managed", kParams, kParamCount, values, count, "to_host", kToHostMethods,
-                               &method)) {
+    if (auto st = param_choice("managed", kParams, kParamCount, values, count, "to_host", kToHostMethods, &method)) {
         return st;
     }
     const auto to_host = static_cast<ToHost>(method);
     std::uint64_t chunk = 0;
     // 2 MiB at least (one device page), 1 GiB at most (two slots are allocated).
-    if (auto st = param_u64("managed", kParams, kParamCount, values, count, "to_host_chunk", 2u << 20,
-                            1ull << 30, &chunk)) {
+    if (auto st =
+            param_u64("managed", kParams, kParamCount, values, count, "to_host_chunk", 2u << 20, 1ull << 30, &chunk)) {
         return st;
     }
     auto ctx = std::make_unique<ManagedContext>();
@@ -48,4 +47,4 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

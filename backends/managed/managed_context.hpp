@@ -5,10 +5,9 @@
 #include <cstddef>
 #include <memory>
 
-#include <xfer/xfer_backend.h>
-
 #include "managed_to_host.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::managed {
 
@@ -22,4 +21,4 @@ extern const std::size_t kParamCount;
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

@@ -11,14 +11,14 @@ const BackendDescription kBackend{
     "managed",
     "unified memory (cudaMallocManaged), one pointer for host and device; copies are prefetches",
     Requirement::managed_memory,
-    kBuffers,  // the table's capability bits follow from it (managed_buffer.cpp)
+    kBuffers, // the table's capability bits follow from it (managed_buffer.cpp)
     kParams,
     kParamCount,
     make_context,
 };
 
-}  // namespace
-}  // namespace xfer::cuda::managed
+} // namespace
+} // namespace xfer::cuda::managed
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
     return xfer::cuda::plugin_table<xfer::cuda::managed::kBackend>(core);

@@ -29,14 +29,14 @@ void CUDART_CB copy_on_host(void *user) {
     delete c;
 }
 
-}  // namespace
+} // namespace
 
 ManagedToHost::~ManagedToHost() { (void)close(); }
 
 bool ManagedToHost::allocate() noexcept {
     for (Slot &slot : slots_) {
         const cudaError_t made = method_ == ToHost::dma ? cudaMalloc(&slot.memory, chunk_)
-                                                         : cudaHostAlloc(&slot.memory, chunk_, cudaHostAllocDefault);
+                                                        : cudaHostAlloc(&slot.memory, chunk_, cudaHostAllocDefault);
         if (made != cudaSuccess || cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming) != cudaSuccess) {
             (void)cudaGetLastError();
             (void)close();
@@ -102,7 +102,7 @@ xfer_status ManagedToHost::to_host(char *range, std::size_t bytes, cudaStream_t 
     const std::uintptr_t lo = (begin + kBlock - 1) / kBlock * kBlock;
     const std::uintptr_t hi = (begin + bytes) / kBlock * kBlock;
     if (!usable_ || hi <= lo) {
-        return prefetch_to_host(range, bytes, s);  // no slots, or no whole block inside the range
+        return prefetch_to_host(range, bytes, s); // no slots, or no whole block inside the range
     }
     if (lo > begin) {
         if (auto st = prefetch_to_host(range, lo - begin, s)) {
@@ -135,4 +135,4 @@ xfer_status ManagedToHost::close() noexcept {
     return st;
 }
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

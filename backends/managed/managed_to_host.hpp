@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include <cuda_runtime_api.h>
+
 #include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::managed {
@@ -27,7 +28,7 @@ namespace xfer::cuda::managed {
 enum class ToHost { prefetch, dma, staged };
 
 class ManagedToHost {
-public:
+  public:
     ManagedToHost(ToHost method, std::size_t chunk) noexcept : method_(method), chunk_(chunk) {}
     ~ManagedToHost();
     ManagedToHost(const ManagedToHost &) = delete;
@@ -42,9 +43,9 @@ public:
     // Slots of the dma and staged methods, of one chunk each, used in turn.
     static constexpr std::size_t kSlots = 2;
 
-private:
+  private:
     struct Slot {
-        void *memory = nullptr;  // device memory (dma) or page-locked host memory (staged)
+        void *memory = nullptr; // device memory (dma) or page-locked host memory (staged)
         cudaEvent_t done = nullptr;
     };
     bool allocate() noexcept;
@@ -58,4 +59,4 @@ private:
     std::size_t next_ = 0;
 };
 
-}  // namespace xfer::cuda::managed
+} // namespace xfer::cuda::managed

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "pageable_buffer.hpp"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-
-#include <unistd.h>
 
 #include "xfer_cuda/buffer.hpp"
 
@@ -44,11 +44,11 @@ xfer_status copy_in_stream_order(const Context &c, const Buffer &b, xfer_directi
                          static_cast<unsigned char *>(b.host) + offset, bytes, dir, s, "pageable");
 }
 
-}  // namespace
+} // namespace
 
 // Separate views; a copy copies, and under the declared default of `staging` the call may wait
 // for the host side of a staged copy: not XFER_CAP_ASYNC_COPY.
 constexpr BufferStrategy kBuffers = separate_views<kPageAligned>(copy_in_stream_order, kDefaultCompletion);
 static_assert(caps_of(kBuffers) == 0, "pageable: two views, copies that may wait on the host: no capability bit");
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -15,4 +15,4 @@ constexpr plugin::Completion kDefaultCompletion = plugin::Completion::may_wait;
 
 extern const BufferStrategy kBuffers;
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

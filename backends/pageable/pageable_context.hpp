@@ -6,15 +6,14 @@
 #include <cstddef>
 #include <memory>
 
-#include <xfer/xfer_backend.h>
-
 #include "staging_engine.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::pageable {
 
 struct PageableContext : Context {
-    std::unique_ptr<StagingEngine> engine;  // nullptr when staging is off
+    std::unique_ptr<StagingEngine> engine; // nullptr when staging is off
 
     HostCopyHook *host_copy_hook() const noexcept override { return engine.get(); }
     xfer_status close() noexcept override { return engine ? engine->close() : XFER_SUCCESS; }
@@ -30,4 +29,4 @@ extern const std::size_t kParamCount;
 // one. Runs inside context_create's guarded().
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -12,14 +12,14 @@ const BackendDescription kBackend{
     "ordinary (pageable) host memory + cudaMalloc; large copies staged through page-locked slots by host "
     "threads, in stream order",
     Requirement::none,
-    kBuffers,  // the table's capability bits follow from it (pageable_buffer.cpp)
+    kBuffers, // the table's capability bits follow from it (pageable_buffer.cpp)
     kParams,
     kParamCount,
     make_context,
 };
 
-}  // namespace
-}  // namespace xfer::cuda::pageable
+} // namespace
+} // namespace xfer::cuda::pageable
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
     return xfer::cuda::plugin_table<xfer::cuda::pageable::kBackend>(core);

@@ -11,13 +11,13 @@ namespace xfer::cuda::pageable {
 
 // Help texts that name constants of the staging plan are built from them.
 static_assert(kMinChunkBytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
-constexpr auto kThreadsHelp =
-    plugin::join("worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
-                 plugin::decimal<kMaxAutoThreads>().text);
-constexpr auto kChunkHelp =
-    plugin::join("bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
-                 "gets a chunk of at least ",
-                 plugin::decimal<kMinChunkBytes / 1024>().text, " KiB)");
+constexpr auto kThreadsHelp = plugin::join(
+    "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
+    plugin::decimal<kMaxAutoThreads>().text);
+constexpr auto kChunkHelp = plugin::join(
+    "bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
+    "gets a chunk of at least ",
+    plugin::decimal<kMinChunkBytes / 1024>().text, " KiB)");
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "sync",
@@ -58,7 +58,7 @@ xfer_status read(const xfer_backend_param_value *values, std::size_t count, cons
     return param_u64("pageable", kParams, kParamCount, values, count, name, min, max, out);
 }
 
-}  // namespace
+} // namespace
 
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out) {
     std::uint64_t threads = 0;
@@ -66,8 +66,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
     std::size_t staging = 0;
-    if (auto st = param_choice("pageable", kParams, kParamCount, values, count, "staging", kStagingModes,
-                               &staging)) {
+    if (auto st = param_choice("pageable", kParams, kParamCount, values, count, "staging", kStagingModes, &staging)) {
         return st;
     }
     if (auto st = read(values, count, "staging_threads", 0, 256, &threads)) return st;
@@ -82,9 +81,10 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
         slots = auto_slots(threads);
     }
     if (slots < threads) {
-        return fail(XFER_ERROR_CONFIG, "pageable: staging_slots (%llu) must be at least staging_threads (%llu): "
-                    "every worker needs a slot of its own", static_cast<unsigned long long>(slots),
-                    static_cast<unsigned long long>(threads));
+        return fail(XFER_ERROR_CONFIG,
+                    "pageable: staging_slots (%llu) must be at least staging_threads (%llu): "
+                    "every worker needs a slot of its own",
+                    static_cast<unsigned long long>(slots), static_cast<unsigned long long>(threads));
     }
     auto ctx = std::make_unique<PageableContext>();
     if (staging != staging_off) {
@@ -101,4 +101,4 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -20,13 +20,13 @@ struct StagingEngine::Job {
     std::size_t chunk = 0;
     std::size_t chunks = 0;
     cudaStream_t stream = nullptr;
-    StreamGate::Ticket ticket;  // the gate the user's stream waits at
-    StreamGate::Ticket start;   // the flag the user's stream sets when it reaches the copy
+    StreamGate::Ticket ticket; // the gate the user's stream waits at
+    StreamGate::Ticket start;  // the flag the user's stream sets when it reaches the copy
     // Under the engine's mutex_:
     bool ready = false;
     std::size_t next = 0;
     bool completed = false;
-    bool gated = false;  // asynchronous: the user's stream waits at `ticket`
+    bool gated = false; // asynchronous: the user's stream waits at `ticket`
     // Chunks whose work is finished (or skipped after a failure).
     std::atomic<std::size_t> done{0};
     // The first failure, which the stream reports (take_stream_error).
@@ -181,10 +181,12 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
             gate_.give_back(job->ticket);
         }
         gate_.give_back(job->start);
-        return fail(XFER_ERROR_BACKEND, "cuStreamWriteValue32 (the start of a staged copy of %zu bytes, in stream "
-                    "order): CUresult %d", bytes, signalled);
+        return fail(XFER_ERROR_BACKEND,
+                    "cuStreamWriteValue32 (the start of a staged copy of %zu bytes, in stream "
+                    "order): CUresult %d",
+                    bytes, signalled);
     }
-    work_.notify_one();  // a sleeping worker starts polling for it
+    work_.notify_one(); // a sleeping worker starts polling for it
     if (!job->gated) {
         return finish_synchronously(*job, taken);
     }
@@ -261,7 +263,7 @@ void StagingEngine::worker(std::size_t index) noexcept {
     std::vector<Slot> &slots = worker_slots_[index];
     std::vector<bool> busy(slots.size(), false);
     std::size_t next_slot = 0;
-    std::deque<Claim> pending;  // to-host chunks whose DMA is queued, oldest first
+    std::deque<Claim> pending; // to-host chunks whose DMA is queued, oldest first
     auto take_slot = [&]() -> Slot * {
         for (std::size_t k = 0; k < slots.size(); ++k) {
             const std::size_t i = (next_slot + k) % slots.size();
@@ -297,7 +299,7 @@ void StagingEngine::worker(std::size_t index) noexcept {
             continue;
         }
         if (room) {
-            return;  // claim() waited and found the engine stopping
+            return; // claim() waited and found the engine stopping
         }
     }
 }
@@ -318,7 +320,7 @@ void StagingEngine::to_device(Claim &c) noexcept {
                                      std::to_string(j.chunks) + ", cudaMemcpyHostToDevice from a staging slot)");
             } else if ((err = cudaEventRecord(c.slot->done, h2d_)) != cudaSuccess) {
                 j.fail_with(err, "cudaEventRecord (staging slot after its DMA)");
-                (void)cudaStreamSynchronize(h2d_);  // never refill a slot under a running DMA
+                (void)cudaStreamSynchronize(h2d_); // never refill a slot under a running DMA
             }
         }
     }
@@ -384,8 +386,8 @@ void StagingEngine::complete(Job &j) noexcept {
         // it): the stream opens the gate once they are done.
         const int r = gate_.open_from_stream(h2d_, j.ticket);
         if (r != 0) {
-            j.fail_with(cudaErrorUnknown, "cuStreamWriteValue32 (opening the gate after the DMAs): CUresult " +
-                                              std::to_string(r));
+            j.fail_with(cudaErrorUnknown,
+                        "cuStreamWriteValue32 (opening the gate after the DMAs): CUresult " + std::to_string(r));
             (void)cudaStreamSynchronize(h2d_);
             gate_.open_from_host(j.ticket);
         }
@@ -418,7 +420,7 @@ xfer_status StagingEngine::finish_synchronously(Job &job, bool *taken) noexcept 
         return fail(job.error, "%s", job.message.c_str());
     }
     if (job.dir == XFER_TO_HOST) {
-        return XFER_SUCCESS;  // every byte is in the user's memory
+        return XFER_SUCCESS; // every byte is in the user's memory
     }
     // Every DMA of the job is queued on h2d_: later work on the user's stream waits for them
     // through an event, a dependency CUDA sees (no gate).
@@ -431,12 +433,12 @@ xfer_status StagingEngine::finish_synchronously(Job &job, bool *taken) noexcept 
     xfer_status st = check(cudaEventRecord(queued, h2d_), "cudaEventRecord (the end of a staged copy's DMAs)");
     if (st == XFER_SUCCESS) {
         st = check(cudaStreamWaitEvent(job.stream, queued, 0), "cudaStreamWaitEvent (the stream waits for a staged "
-                   "copy's DMAs)");
+                                                               "copy's DMAs)");
     }
     if (st != XFER_SUCCESS) {
         (void)cudaStreamSynchronize(h2d_);
     }
-    (void)cudaEventDestroy(queued);  // released by CUDA once the record has completed
+    (void)cudaEventDestroy(queued); // released by CUDA once the record has completed
     return st;
 }
 
@@ -502,4 +504,4 @@ xfer_status StagingEngine::close() noexcept {
     return result;
 }
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

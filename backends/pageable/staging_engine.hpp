@@ -41,10 +41,10 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
-#include <xfer/xfer.h>
 
 #include "stream_gate.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::cuda::pageable {
 
@@ -54,14 +54,14 @@ struct EngineConfig {
     // event (to device); no gate holds the stream, so no CUDA call of another thread can get
     // stuck behind it. true ("async"): the call returns at once and a gate holds the stream.
     bool asynchronous = false;
-    std::size_t threads = 0;           // workers (resolved: never 0 here)
-    std::size_t slots = 0;             // page-locked slots, shared out among the workers
-    std::size_t chunk_bytes = 0;       // bytes per slot and largest chunk
-    std::size_t staged_min_bytes = 0;  // smaller copies go straight to cudaMemcpyAsync
+    std::size_t threads = 0;          // workers (resolved: never 0 here)
+    std::size_t slots = 0;            // page-locked slots, shared out among the workers
+    std::size_t chunk_bytes = 0;      // bytes per slot and largest chunk
+    std::size_t staged_min_bytes = 0; // smaller copies go straight to cudaMemcpyAsync
 };
 
 class StagingEngine final : public HostCopyHook {
-public:
+  public:
     // `owner` is the context the engine belongs to (its device, its HostWriteTracker); it
     // outlives the engine.
     StagingEngine(const Context &owner, const EngineConfig &config) noexcept;
@@ -74,23 +74,23 @@ public:
 
     const EngineConfig &config() const noexcept { return config_; }
 
-private:
+  private:
     struct Job;
     struct Slot {
         unsigned char *memory = nullptr;
-        cudaEvent_t done = nullptr;  // after the slot's last DMA
+        cudaEvent_t done = nullptr; // after the slot's last DMA
     };
     struct Claim {
         std::shared_ptr<Job> job;
         std::size_t index = 0;
         Slot *slot = nullptr;
-        bool queued = false;  // to-host: its DMA into the slot was queued
+        bool queued = false; // to-host: its DMA into the slot was queued
     };
 
-    bool start() noexcept;  // makes slots, streams, the gate and the workers; once
+    bool start() noexcept; // makes slots, streams, the gate and the workers; once
     void stop_workers() noexcept;
     bool claim(bool wait, Claim *out);
-    bool poll_ready_locked() noexcept;  // marks jobs whose stream reached them; true if any
+    bool poll_ready_locked() noexcept; // marks jobs whose stream reached them; true if any
     void worker(std::size_t index) noexcept;
     void to_device(Claim &c) noexcept;
     void to_host_dma(Claim &c) noexcept;
@@ -117,13 +117,13 @@ private:
     std::vector<std::thread> workers_;
 
     std::mutex mutex_;
-    std::condition_variable work_;  // a job became ready, or stopping
-    std::condition_variable idle_;  // a job completed
-    std::list<std::shared_ptr<Job>> queue_;  // jobs with chunks not yet claimed
+    std::condition_variable work_;          // a job became ready, or stopping
+    std::condition_variable idle_;          // a job completed
+    std::list<std::shared_ptr<Job>> queue_; // jobs with chunks not yet claimed
     std::size_t in_flight_ = 0;
     bool stopping_ = false;
-    bool polling_ = false;  // a worker is polling the ready flags
+    bool polling_ = false; // a worker is polling the ready flags
     std::unordered_map<cudaStream_t, std::pair<xfer_status, std::string>> stream_errors_;
 };
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -23,7 +23,7 @@ Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept
     return Span{offset, std::min(chunk, bytes - offset)};
 }
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable
 
 namespace xfer::cuda::pageable {
 
@@ -37,4 +37,4 @@ std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_
     return std::max<std::size_t>(std::min(chunk, slot_bytes), 1);
 }
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

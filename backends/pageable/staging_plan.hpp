@@ -30,7 +30,7 @@ std::size_t chunk_count(std::size_t bytes, std::size_t chunk) noexcept;
 // Chunk `index` of that cover.
 Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept;
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable
 
 namespace xfer::cuda::pageable {
 
@@ -42,4 +42,4 @@ constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
 // memcpy), never below kMinChunkBytes, never above a slot, rounded to whole pages.
 std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept;
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

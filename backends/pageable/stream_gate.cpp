@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "stream_gate.hpp"
 
-#include <cuda.h>  // the driver's types and flag values only; entry points come from the runtime
+#include <cuda.h> // the driver's types and flag values only; entry points come from the runtime
 
 #include "xfer_cuda/context.hpp"
 
@@ -24,7 +24,7 @@ bool look_up(const char *symbol, void **fn, std::string *why) {
     return true;
 }
 
-}  // namespace
+} // namespace
 
 StreamGate::~StreamGate() { stop(); }
 
@@ -100,7 +100,7 @@ void StreamGate::recycle_written_locked() noexcept {
         Word &w = words_[written_.front()];
         if (cudaEventQuery(w.written) != cudaSuccess) {
             (void)cudaGetLastError();
-            return;  // FIFO: writes land in the order the engine's stream queued them
+            return; // FIFO: writes land in the order the engine's stream queued them
         }
         free_.push_back(written_.front());
         written_.pop_front();
@@ -122,7 +122,7 @@ StreamGate::Ticket StreamGate::acquire() {
 
 void StreamGate::give_back(const Ticket &t) {
     std::lock_guard<std::mutex> lock(mutex_);
-    *words_[t.index].host = t.target;  // nothing waits for it; keep the word's value monotonic
+    *words_[t.index].host = t.target; // nothing waits for it; keep the word's value monotonic
     free_.push_back(t.index);
 }
 
@@ -130,13 +130,15 @@ xfer_status StreamGate::hold(cudaStream_t stream, const Ticket &t) noexcept {
     const auto until = reinterpret_cast<DriverMemOp>(wait_);
     std::uint64_t device = 0;
     {
-        std::lock_guard<std::mutex> lock(mutex_);  // words_ may grow (and move) meanwhile
+        std::lock_guard<std::mutex> lock(mutex_); // words_ may grow (and move) meanwhile
         device = words_[t.index].device;
     }
     const CUresult r = until(reinterpret_cast<CUstream>(stream), device, t.target, CU_STREAM_WAIT_VALUE_GEQ);
     if (r != CUDA_SUCCESS) {
-        return fail(XFER_ERROR_BACKEND, "cuStreamWaitValue32 (holding the stream until a staged copy is done): "
-                    "CUresult %d", static_cast<int>(r));
+        return fail(XFER_ERROR_BACKEND,
+                    "cuStreamWaitValue32 (holding the stream until a staged copy is done): "
+                    "CUresult %d",
+                    static_cast<int>(r));
     }
     return XFER_SUCCESS;
 }
@@ -149,15 +151,14 @@ int StreamGate::open_from_stream(cudaStream_t stream, const Ticket &t) noexcept 
     if (r != CUDA_SUCCESS) {
         return static_cast<int>(r);
     }
-    if (w.written == nullptr &&
-        cudaEventCreateWithFlags(&w.written, cudaEventDisableTiming) != cudaSuccess) {
+    if (w.written == nullptr && cudaEventCreateWithFlags(&w.written, cudaEventDisableTiming) != cudaSuccess) {
         (void)cudaGetLastError();
         w.written = nullptr;
     }
     if (w.written != nullptr && cudaEventRecord(w.written, stream) == cudaSuccess) {
         written_.push_back(t.index);
     } else {
-        (void)cudaGetLastError();  // the word is not recycled: a page holds 1024, a leak of 4 bytes
+        (void)cudaGetLastError(); // the word is not recycled: a page holds 1024, a leak of 4 bytes
     }
     return 0;
 }
@@ -211,4 +212,4 @@ void StreamGate::stop() noexcept {
     written_.clear();
 }
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -15,12 +15,13 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
+
 #include <xfer/xfer.h>
 
 namespace xfer::cuda::pageable {
 
 class StreamGate {
-public:
+  public:
     // One flag word lent to one staged copy, and the value that opens it.
     struct Ticket {
         std::size_t index = 0;
@@ -61,15 +62,15 @@ public:
     // Frees the flag pages (after every gate was opened and its streams have passed it).
     void stop() noexcept;
 
-private:
+  private:
     struct Word {
         std::uint32_t *host = nullptr;
-        std::uint64_t device = 0;       // CUdeviceptr of the same word
-        cudaEvent_t written = nullptr;  // recorded after an open_from_stream write
-        std::uint32_t value = 0;        // the last target handed out
+        std::uint64_t device = 0;      // CUdeviceptr of the same word
+        cudaEvent_t written = nullptr; // recorded after an open_from_stream write
+        std::uint32_t value = 0;       // the last target handed out
     };
-    bool grow() noexcept;                  // another page of words; mutex_ held
-    void recycle_written_locked() noexcept;  // words whose stream write has landed
+    bool grow() noexcept;                   // another page of words; mutex_ held
+    void recycle_written_locked() noexcept; // words whose stream write has landed
 
     using WaitFn = int (*)(void *, std::uint64_t, std::uint32_t, unsigned);
     WaitFn wait_ = nullptr;
@@ -79,7 +80,7 @@ private:
     std::vector<void *> pages_;
     std::vector<Word> words_;
     std::vector<std::size_t> free_;
-    std::deque<std::size_t> written_;  // opened from a stream, write maybe not landed yet
+    std::deque<std::size_t> written_; // opened from a stream, write maybe not landed yet
 };
 
-}  // namespace xfer::cuda::pageable
+} // namespace xfer::cuda::pageable

@@ -11,7 +11,7 @@ namespace {
 
 constexpr std::uint64_t kPresent = std::uint64_t{1} << 63;
 constexpr std::uint64_t kFrameMask = (std::uint64_t{1} << 55) - 1;
-constexpr std::size_t kBlock = 4096;  // entries per pread: 32 KiB
+constexpr std::size_t kBlock = 4096; // entries per pread: 32 KiB
 
 // Calls `each(index, frame)` for every page; false if a page is absent or reading fails.
 template <class Each>
@@ -42,12 +42,12 @@ bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexce
     return ok;
 }
 
-}  // namespace
+} // namespace
 
 bool page_frames_readable() noexcept {
     static const bool readable = [] {
         static volatile unsigned char probe[kPageBytes * 2];
-        probe[kPageBytes] = 1;  // present
+        probe[kPageBytes] = 1; // present
         const auto page = (reinterpret_cast<std::uintptr_t>(&probe[kPageBytes])) / kPageBytes * kPageBytes;
         return for_each_frame(page, 1, [](std::size_t, std::uint64_t) { return true; });
     }();
@@ -74,4 +74,4 @@ bool same_page_frames(std::uintptr_t start, std::size_t pages, const std::uint64
     return for_each_frame(start, pages, [&](std::size_t i, std::uint64_t f) { return f == expected[i]; });
 }
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -17,11 +17,11 @@ xfer_status free_page_locked(void *host, std::size_t bytes) {
 
 const HostAllocator kPageLocked{allocate_page_locked, free_page_locked};
 
-}  // namespace
+} // namespace
 
 // Page-locked memory is what the copy engine reads and writes directly: plain
 // cudaMemcpyAsync is truly asynchronous and keeps stream order.
 constexpr BufferStrategy kBuffers = separate_views<kPageLocked>(dma_copy_between_views, plugin::Completion::queued);
 static_assert(caps_of(kBuffers) == XFER_CAP_ASYNC_COPY, "pinned: two views, DMA queued on the stream");
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

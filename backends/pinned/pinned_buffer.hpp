@@ -8,4 +8,4 @@ namespace xfer::cuda::pinned {
 
 extern const BufferStrategy kBuffers;
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -30,8 +30,8 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     }
     auto ctx = std::make_unique<PinnedContext>();
     if (limit > 0) {
-        ctx->cache = std::make_unique<RegistrationCache>(static_cast<std::size_t>(limit),
-                                                         static_cast<std::size_t>(min_bytes));
+        ctx->cache =
+            std::make_unique<RegistrationCache>(static_cast<std::size_t>(limit), static_cast<std::size_t>(min_bytes));
     }
     *out = std::move(ctx);
     return XFER_SUCCESS;
@@ -73,4 +73,4 @@ void PinnedContext::cache_stats(xfer_registration_stats *out) const noexcept {
 
 xfer_status PinnedContext::close() noexcept { return cache ? cache->forget(nullptr, 0) : XFER_SUCCESS; }
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -6,18 +6,17 @@
 #include <cstddef>
 #include <memory>
 
-#include <xfer/xfer_backend.h>
-
 #include "registration_cache.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::pinned {
 
 struct PinnedContext : Context {
-    std::unique_ptr<RegistrationCache> cache;  // nullptr when registration_cache is 0
+    std::unique_ptr<RegistrationCache> cache; // nullptr when registration_cache is 0
 
-    xfer_status cache_pageable_copy(void *dst, const void *src, std::size_t bytes, Memory to, Memory from, cudaStream_t s,
-                                    bool *taken) const noexcept override;
+    xfer_status cache_pageable_copy(void *dst, const void *src, std::size_t bytes, Memory to, Memory from,
+                                    cudaStream_t s, bool *taken) const noexcept override;
     void forget_cached_registrations(const void *ptr, std::size_t bytes) const noexcept override;
     void drop_stale_registrations(const void *ptr, std::size_t bytes) const noexcept override;
     void cache_stats(xfer_registration_stats *out) const noexcept override;
@@ -30,4 +29,4 @@ extern const std::size_t kParamCount;
 // ContextFactory of the pinned backend (reads the parameters; CONFIG naming a bad one).
 xfer_status make_context(const xfer_backend_param_value *values, std::size_t count, std::unique_ptr<Context> *out);
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

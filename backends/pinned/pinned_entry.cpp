@@ -8,17 +8,15 @@ namespace xfer::cuda::pinned {
 namespace {
 
 const BackendDescription kBackend{
-    "pinned",
-    "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
+    "pinned",          "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
     Requirement::none,
-    kBuffers,  // the table's capability bits follow from it (pinned_buffer.cpp)
-    kParams,
-    kParamCount,
+    kBuffers, // the table's capability bits follow from it (pinned_buffer.cpp)
+    kParams,           kParamCount,
     make_context,
 };
 
-}  // namespace
-}  // namespace xfer::cuda::pinned
+} // namespace
+} // namespace xfer::cuda::pinned
 
 extern "C" XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
     return xfer::cuda::plugin_table<xfer::cuda::pinned::kBackend>(core);

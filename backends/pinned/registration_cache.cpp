@@ -12,7 +12,7 @@ namespace {
 std::uintptr_t page_down(std::uintptr_t p) { return p / kPageBytes * kPageBytes; }
 std::uintptr_t page_up(std::uintptr_t p) { return (p + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
-}  // namespace
+} // namespace
 
 RegistrationCache::~RegistrationCache() { (void)forget(nullptr, 0); }
 
@@ -47,17 +47,17 @@ void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept 
             // A copy that starts inside a registration and runs past its end (or the reverse)
             // is refused by the driver with cudaErrorInvalidValue: the range goes.
             const bool straddled = lo < r->start || hi > r->start + r->bytes;
-            if (straddled || !same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
+            if (straddled ||
+                !same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
                 (void)evict_locked(start);
             }
         }
         ranges_.store(lru_.size(), std::memory_order_relaxed);
-    } catch (const std::bad_alloc &) {
-    }
+    } catch (const std::bad_alloc &) {}
 }
 
-xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir,
-                                    bool host_pinned, cudaStream_t s, bool *taken) noexcept {
+xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,
+                                    cudaStream_t s, bool *taken) noexcept {
     *taken = false;
     if (lru_.limit() == 0 || bytes < min_bytes_) {
         return XFER_SUCCESS;
@@ -79,7 +79,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
                          "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
         }
         if (host_pinned && lru_.overlapping(lo, hi - lo).empty()) {
-            return XFER_SUCCESS;  // page-locked by cudaHostAlloc or xfer_register: not ours
+            return XFER_SUCCESS; // page-locked by cudaHostAlloc or xfer_register: not ours
         }
         ++misses_;
         if (!page_frames_readable()) {
@@ -109,7 +109,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         range.bytes = hi - lo;
         void *p = reinterpret_cast<void *>(range.start);
         if (cudaHostRegister(p, range.bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
-            (void)cudaGetLastError();  // not paid: the caller copies the uncached way
+            (void)cudaGetLastError(); // not paid: the caller copies the uncached way
             return XFER_SUCCESS;
         }
         // Frames read after registering: every page is present and pinned now.
@@ -124,7 +124,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
                      "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
     } catch (const std::bad_alloc &) {
-        return XFER_SUCCESS;  // bookkeeping failed before anything was queued: uncached way
+        return XFER_SUCCESS; // bookkeeping failed before anything was queued: uncached way
     }
 }
 
@@ -155,4 +155,4 @@ void RegistrationCache::stats(xfer_registration_stats *out) noexcept {
     out->cache_limit_bytes = lru_.limit();
 }
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -32,14 +32,14 @@
 #include <mutex>
 
 #include <cuda_runtime_api.h>
-#include <xfer/xfer_backend.h>
 
 #include "registration_lru.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::pinned {
 
 class RegistrationCache {
-public:
+  public:
     RegistrationCache(std::size_t limit, std::size_t min_bytes) noexcept : lru_(limit), min_bytes_(min_bytes) {}
     ~RegistrationCache();
     RegistrationCache(const RegistrationCache &) = delete;
@@ -67,14 +67,14 @@ public:
     xfer_status forget(const void *ptr, std::size_t bytes) noexcept;
     void stats(xfer_registration_stats *out) noexcept;
 
-private:
-    xfer_status evict_locked(std::uintptr_t start) noexcept;  // waits for the device first
+  private:
+    xfer_status evict_locked(std::uintptr_t start) noexcept; // waits for the device first
 
     std::mutex mutex_;
-    std::atomic<std::size_t> ranges_{0};  // lru_.size(), readable without the lock
+    std::atomic<std::size_t> ranges_{0}; // lru_.size(), readable without the lock
     RegistrationLru lru_;
     std::size_t min_bytes_;
     std::uint64_t hits_ = 0, misses_ = 0, evictions_ = 0;
 };
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -7,7 +7,7 @@
 namespace xfer::cuda::pinned {
 
 CachedRange *RegistrationLru::find(std::uintptr_t start, std::size_t bytes) noexcept {
-    auto it = ranges_.upper_bound(start);  // first range starting after `start`
+    auto it = ranges_.upper_bound(start); // first range starting after `start`
     if (it == ranges_.begin()) {
         return nullptr;
     }
@@ -72,4 +72,4 @@ std::vector<std::uintptr_t> RegistrationLru::all() const {
     return out;
 }
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

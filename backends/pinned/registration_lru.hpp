@@ -12,15 +12,15 @@
 namespace xfer::cuda::pinned {
 
 struct CachedRange {
-    std::uintptr_t start = 0;            // page-aligned
-    std::size_t bytes = 0;               // whole pages
-    std::vector<std::uint64_t> frames;   // physical frame of each page when it was registered
-    std::uint64_t last_use = 0;          // tick of the LRU clock
+    std::uintptr_t start = 0;          // page-aligned
+    std::size_t bytes = 0;             // whole pages
+    std::vector<std::uint64_t> frames; // physical frame of each page when it was registered
+    std::uint64_t last_use = 0;        // tick of the LRU clock
 };
 
 // Not thread-safe: the cache holds its lock around every call.
 class RegistrationLru {
-public:
+  public:
     explicit RegistrationLru(std::size_t limit) noexcept : limit_(limit) {}
 
     // The cached range that covers [start, start + bytes) whole, or nullptr.
@@ -33,19 +33,19 @@ public:
     // the limit. False (and nothing in *out) when `bytes` alone exceeds the limit.
     bool victims_for(std::size_t bytes, std::vector<std::uintptr_t> *out) const;
 
-    void insert(CachedRange r);         // r must not overlap a cached range
-    CachedRange take(std::uintptr_t start);  // removes and returns the range starting at `start`
+    void insert(CachedRange r);             // r must not overlap a cached range
+    CachedRange take(std::uintptr_t start); // removes and returns the range starting at `start`
     std::vector<std::uintptr_t> all() const;
 
     std::size_t bytes() const noexcept { return bytes_; }
     std::size_t size() const noexcept { return ranges_.size(); }
     std::size_t limit() const noexcept { return limit_; }
 
-private:
+  private:
     std::map<std::uintptr_t, CachedRange> ranges_;
     std::size_t bytes_ = 0;
     std::uint64_t clock_ = 0;
     std::size_t limit_;
 };
 
-}  // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::pinned

@@ -8,4 +8,4 @@ namespace xfer::cuda::zerocopy {
 
 extern const BufferStrategy kBuffers;
 
-}  // namespace xfer::cuda::zerocopy
+} // namespace xfer::cuda::zerocopy

@@ -3,20 +3,18 @@
  * The backend comes from XFER_BACKEND / XFER_CONFIG (xfer_open(NULL, -1, ...)), so the same
  * binary runs on host, pageable, pinned, managed or zerocopy without recompiling.
  * Usage: example_roundtrip [bytes]    Exit status 0 when the bytes came back intact. */
-#include <xfer/xfer.h>
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int fail(const char *what, xfer_status st)
-{
+#include <xfer/xfer.h>
+
+static int fail(const char *what, xfer_status st) {
     fprintf(stderr, "%s: %s: %s\n", what, xfer_status_string(st), xfer_last_error());
     return 1;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     size_t bytes = argc > 1 ? (size_t)strtoull(argv[1], NULL, 10) : (size_t)1 << 20;
     xfer_context ctx;
     xfer_buffer buf;
@@ -37,7 +35,9 @@ int main(int argc, char **argv)
     expect = (unsigned char *)malloc(bytes);
     if (!expect) return 1;
     for (i = 0; i < bytes; ++i) { /* xorshift: random, never all zeros */
-        seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17;
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
         expect[i] = host[i] = (unsigned char)seed;
     }
 

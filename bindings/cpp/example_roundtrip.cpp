@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C++ layer in one program: random floats to the device and back on one stream, compared.
 // The backend comes from XFER_BACKEND / XFER_CONFIG. Exit status 0 when every element came back.
-#include <xfer/xfer.hpp>
-
 #include <cstdio>
 #include <cstring>
 #include <random>
 #include <vector>
 
-int main()
-try {
-    xfer::Context ctx;                       // backend and device from the environment / config
+#include <xfer/xfer.hpp>
+
+int main() try {
+    xfer::Context ctx; // backend and device from the environment / config
     xfer::Buffer buf(ctx, (1u << 20) * sizeof(float));
     xfer::Stream stream(ctx);
 
-    auto host = buf.host_span<float>();      // std::span<float> in C++20
+    auto host = buf.host_span<float>(); // std::span<float> in C++20
     std::mt19937 rng(42);
     std::uniform_real_distribution<float> dist(-1e3f, 1e3f);
     std::vector<float> expect(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i)
-        host[i] = expect[i] = dist(rng);
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = expect[i] = dist(rng);
 
     buf.copy_async(XFER_TO_DEVICE, stream);
     stream.synchronize();
@@ -35,7 +33,7 @@ try {
         }
     std::printf("%s: %zu floats round-tripped intact\n", ctx.backend().c_str(), host.size());
     return 0;
-} catch (const xfer::Error &e) {                // status and "<call>: <STATUS>: <detail>"
+} catch (const xfer::Error &e) { // status and "<call>: <STATUS>: <detail>"
     std::fprintf(stderr, "%s (status %d)\n", e.what(), static_cast<int>(e.status()));
     return 1;
 }

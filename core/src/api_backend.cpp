@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Enumeration of backends and configuration parameters.
-#include <xfer/xfer.h>
-
 #include <vector>
 
 #include "config.hpp"
 #include "error.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -34,7 +33,7 @@ void check_index(const char *function, int index, std::size_t count) {
     }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -53,7 +52,7 @@ XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info) {
         if (!t_have_backends) enumerate_backends();
         check_index("xfer_backend_get_info", index, t_backends.size());
         const FoundBackend &b = t_backends[static_cast<std::size_t>(index)];
-        const Plugin &p = *b.plugin;  // lives for the process, as do the interned reasons
+        const Plugin &p = *b.plugin; // lives for the process, as do the interned reasons
         info->name = p.name.c_str();
         info->description = p.description();
         info->path = p.path.c_str();
@@ -94,4 +93,4 @@ XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info) {
     });
 }
 
-}  // extern "C"
+} // extern "C"

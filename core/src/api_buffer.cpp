@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Buffers: allocation, views, and copies between the host and the device view.
-#include <xfer/xfer.h>
-
 #include <cstdint>
 #include <limits>
 
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 namespace {
@@ -16,10 +15,12 @@ constexpr unsigned kKnownAllocFlags = XFER_ALLOC_READ_MOSTLY | XFER_ALLOC_PREFER
 void check_alloc_flags(unsigned flags) {
     if ((flags & ~kKnownAllocFlags) != 0) {
         raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: flags 0x", std::hex, flags, " has unknown bits 0x",
-              flags & ~kKnownAllocFlags, " (known: XFER_ALLOC_READ_MOSTLY 0x1, XFER_ALLOC_PREFER_DEVICE 0x2, XFER_ALLOC_PREFER_HOST 0x4)");
+              flags & ~kKnownAllocFlags,
+              " (known: XFER_ALLOC_READ_MOSTLY 0x1, XFER_ALLOC_PREFER_DEVICE 0x2, XFER_ALLOC_PREFER_HOST 0x4)");
     }
     if ((flags & XFER_ALLOC_PREFER_DEVICE) != 0 && (flags & XFER_ALLOC_PREFER_HOST) != 0) {
-        raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: XFER_ALLOC_PREFER_DEVICE and XFER_ALLOC_PREFER_HOST exclude each other");
+        raise(XFER_ERROR_INVALID_ARGUMENT,
+              "xfer_alloc: XFER_ALLOC_PREFER_DEVICE and XFER_ALLOC_PREFER_HOST exclude each other");
     }
 }
 
@@ -39,21 +40,21 @@ void check_copy(const char *function, const Buffer &b, xfer_direction dir, std::
     }
 }
 
-
 // The stream xfer_copy uses, created on first use. One per context: xfer_copy waits for it,
 // so callers never observe it, and creating one per call would cost a stream per copy.
 void *internal_stream(Context &ctx) {
     std::lock_guard<std::mutex> lock(ctx.internal_stream_mutex);
     if (ctx.internal_stream == nullptr) {
         void *stream = nullptr;
-        call_backend(*ctx.plugin, "xfer_copy", "stream_create", [&] { return ctx.table().stream_create(ctx.native, &stream); });
+        call_backend(*ctx.plugin, "xfer_copy", "stream_create",
+                     [&] { return ctx.table().stream_create(ctx.native, &stream); });
         ctx.internal_stream = stream;
     }
     return ctx.internal_stream;
 }
 
-}  // namespace
-}  // namespace xfer::core
+} // namespace
+} // namespace xfer::core
 
 using namespace xfer::core;
 
@@ -66,15 +67,16 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
         check_alloc_flags(flags);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: bytes is 0");
         if (bytes > static_cast<std::size_t>(PTRDIFF_MAX)) {
-            raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: ", bytes, " bytes exceeds the largest possible object (", PTRDIFF_MAX,
-                  " bytes)");
+            raise(XFER_ERROR_INVALID_SIZE, "xfer_alloc: ", bytes, " bytes exceeds the largest possible object (",
+                  PTRDIFF_MAX, " bytes)");
         }
         ContextUse use(*context, "xfer_alloc");
         auto record = std::make_shared<Buffer>();
         record->ctx = context;
         record->bytes = bytes;
         const std::uint64_t handle = create_child(record, "xfer_alloc", [&](Buffer &b) {
-            return context->table().buffer_alloc(context->native, bytes, flags, &b.native, &b.host_view, &b.device_view);
+            return context->table().buffer_alloc(context->native, bytes, flags, &b.native, &b.host_view,
+                                                 &b.device_view);
         });
         *buf = reinterpret_cast<xfer_buffer>(handle);
         return XFER_SUCCESS;
@@ -90,7 +92,8 @@ XFER_API xfer_status xfer_free(xfer_buffer buf) {
 }
 
 XFER_API void *xfer_host_ptr(xfer_buffer buf) {
-    return guard_value<void *>("xfer_host_ptr", nullptr, [&] { return lookup<Buffer>(buf, "xfer_host_ptr", "buf")->host_view; });
+    return guard_value<void *>("xfer_host_ptr", nullptr,
+                               [&] { return lookup<Buffer>(buf, "xfer_host_ptr", "buf")->host_view; });
 }
 
 XFER_API void *xfer_device_ptr(xfer_buffer buf) {
@@ -99,7 +102,8 @@ XFER_API void *xfer_device_ptr(xfer_buffer buf) {
 }
 
 XFER_API std::size_t xfer_buffer_size(xfer_buffer buf) {
-    return guard_value<std::size_t>("xfer_buffer_size", 0, [&] { return lookup<Buffer>(buf, "xfer_buffer_size", "buf")->bytes; });
+    return guard_value<std::size_t>("xfer_buffer_size", 0,
+                                    [&] { return lookup<Buffer>(buf, "xfer_buffer_size", "buf")->bytes; });
 }
 
 XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
@@ -141,4 +145,4 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, std::size_t 
     });
 }
 
-}  // extern "C"
+} // extern "C"

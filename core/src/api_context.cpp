@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 // xfer_open, xfer_close and the context queries.
-#include <xfer/xfer.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
@@ -10,6 +8,7 @@
 #include "error.hpp"
 #include "fork_support.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 namespace {
@@ -26,8 +25,8 @@ std::string found_names(const Discovery &d) {
 const FoundBackend &require_backend(const Discovery &d, const std::string &name) {
     const FoundBackend *b = d.find(name);
     if (b == nullptr) {
-        raise(XFER_ERROR_BACKEND_NOT_FOUND, "xfer_open: no backend named '", name, "' was found (searched: ",
-              d.describe_dirs(), "; found: ", found_names(d), ")");
+        raise(XFER_ERROR_BACKEND_NOT_FOUND, "xfer_open: no backend named '", name,
+              "' was found (searched: ", d.describe_dirs(), "; found: ", found_names(d), ")");
     }
     if (!b->available) raise(b->status, "xfer_open: backend '", name, "' is unavailable: ", b->reason);
     return *b;
@@ -35,7 +34,9 @@ const FoundBackend &require_backend(const Discovery &d, const std::string &name)
 
 const FoundBackend &choose_backend(const EffectiveConfig &cfg, const char *requested) {
     if (requested != nullptr) {
-        if (*requested == '\0') raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_open: backend is an empty string (pass NULL to use the configured one)");
+        if (*requested == '\0')
+            raise(XFER_ERROR_INVALID_ARGUMENT,
+                  "xfer_open: backend is an empty string (pass NULL to use the configured one)");
         return require_backend(cfg.discovery, requested);
     }
     if (!cfg.backend.empty()) return require_backend(cfg.discovery, cfg.backend);
@@ -47,11 +48,15 @@ const FoundBackend &choose_backend(const EffectiveConfig &cfg, const char *reque
         reasons += msg("; ", name, ": ", b->reason);
     }
     if (reasons.empty()) {
-        raise(XFER_ERROR_BACKEND_NOT_FOUND, "xfer_open: no backend was named (XFER_BACKEND, config key 'backend') and none of "
-              "pinned, pageable, managed, zerocopy, host was found (searched: ", cfg.discovery.describe_dirs(), ")");
+        raise(XFER_ERROR_BACKEND_NOT_FOUND,
+              "xfer_open: no backend was named (XFER_BACKEND, config key 'backend') and none of "
+              "pinned, pageable, managed, zerocopy, host was found (searched: ",
+              cfg.discovery.describe_dirs(), ")");
     }
-    raise(XFER_ERROR_BACKEND_UNAVAILABLE, "xfer_open: no backend was named (XFER_BACKEND, config key 'backend') and none of "
-          "pinned, pageable, managed, zerocopy, host is available", reasons);
+    raise(XFER_ERROR_BACKEND_UNAVAILABLE,
+          "xfer_open: no backend was named (XFER_BACKEND, config key 'backend') and none of "
+          "pinned, pageable, managed, zerocopy, host is available",
+          reasons);
 }
 
 // Records the first failure while releasing and carries on: close must release everything.
@@ -75,8 +80,8 @@ struct FirstFailure {
     }
 };
 
-}  // namespace
-}  // namespace xfer::core
+} // namespace
+} // namespace xfer::core
 
 using namespace xfer::core;
 
@@ -105,9 +110,8 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
         record->plugin = &plugin;
         record->device = index;
         record->fork_generation = fork_generation();
-        call_backend(plugin, "xfer_open", "context_create", [&] {
-            return plugin.table.context_create(index, values.data(), values.size(), &record->native);
-        });
+        call_backend(plugin, "xfer_open", "context_create",
+                     [&] { return plugin.table.context_create(index, values.data(), values.size(), &record->native); });
         *ctx = reinterpret_cast<xfer_context>(adopt(record, "xfer_open"));
         return XFER_SUCCESS;
     });
@@ -116,7 +120,7 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
 XFER_API xfer_status xfer_close(xfer_context ctx) {
     return guard("xfer_close", [&] {
         refuse_in_host_function("xfer_close");
-        lookup<Context>(ctx, "xfer_close", "ctx");  // an inherited context stays untouched (fork)
+        lookup<Context>(ctx, "xfer_close", "ctx"); // an inherited context stays untouched (fork)
         LookupError why = LookupError::none;
         auto context = context_table().take(reinterpret_cast<std::uintptr_t>(ctx), &why);
         if (!context) raise_bad_handle("xfer_close", "ctx", ctx, HandleKind::context, why);
@@ -140,13 +144,17 @@ XFER_API xfer_status xfer_close(xfer_context ctx) {
         // buffers and events released below.
         retire_all<Stream>(*context, streams, run);
         if (context->internal_stream != nullptr) {
-            failure.run([&] { call_backend(plugin, "xfer_close", "stream_destroy", [&] { return t.stream_destroy(native, context->internal_stream); }); });
+            failure.run([&] {
+                call_backend(plugin, "xfer_close", "stream_destroy",
+                             [&] { return t.stream_destroy(native, context->internal_stream); });
+            });
             context->internal_stream = nullptr;
         }
         retire_all<Event>(*context, events, run);
         retire_all<Buffer>(*context, buffers, run);
         failure.run([&] {
-            call_backend(plugin, "xfer_close", ObjectKind<Context>::destroy_entry, [&] { return ObjectKind<Context>::destroy(*context); });
+            call_backend(plugin, "xfer_close", ObjectKind<Context>::destroy_entry,
+                         [&] { return ObjectKind<Context>::destroy(*context); });
         });
         if (failure.status != XFER_SUCCESS) throw Error(failure.status, failure.message);
         return XFER_SUCCESS;
@@ -157,7 +165,7 @@ XFER_API xfer_status xfer_context_get_info(xfer_context ctx, xfer_context_info *
     return guard("xfer_context_get_info", [&] {
         auto context = lookup<Context>(ctx, "xfer_context_get_info", "ctx");
         if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_context_get_info: info is NULL");
-        info->backend = context->plugin->name.c_str();  // the plugin record lives for the process
+        info->backend = context->plugin->name.c_str(); // the plugin record lives for the process
         info->device = context->device;
         info->device_kind = context->table().device_kind;
         info->caps = context->table().caps;
@@ -184,4 +192,4 @@ XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *in
     });
 }
 
-}  // extern "C"
+} // extern "C"

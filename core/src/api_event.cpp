@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Events: markers in a stream for completion and timing.
-#include <xfer/xfer.h>
-
 #include <functional>
 
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -18,7 +17,7 @@ void check_timing(const Event &e, const char *arg) {
     if (!e.recorded.load()) raise(XFER_ERROR_INVALID_STATE, "xfer_event_elapsed_ms: ", arg, " was never recorded");
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -37,8 +36,8 @@ XFER_API xfer_status xfer_event_create(xfer_context ctx, unsigned flags, xfer_ev
         auto record = std::make_shared<Event>();
         record->ctx = context;
         record->flags = flags;
-        const std::uint64_t handle =
-            create_child(record, fn, [&](Event &event) { return t.event_create(context->native, flags, &event.native); });
+        const std::uint64_t handle = create_child(
+            record, fn, [&](Event &event) { return t.event_create(context->native, flags, &event.native); });
         *e = reinterpret_cast<xfer_event>(handle);
         return XFER_SUCCESS;
     });
@@ -63,7 +62,8 @@ XFER_API xfer_status xfer_event_record(xfer_event e, xfer_stream s) {
         ObjectUse stream_use(*stream, fn, "s");
         ObjectUse event_use(*event, fn, "e");
         if (c.table().event_record == nullptr) raise_not_supported(c, fn);
-        call_backend(*c.plugin, fn, "event_record", [&] { return c.table().event_record(c.native, event->native, stream->native); });
+        call_backend(*c.plugin, fn, "event_record",
+                     [&] { return c.table().event_record(c.native, event->native, stream->native); });
         event->recorded.store(true);
         return XFER_SUCCESS;
     });
@@ -78,7 +78,8 @@ XFER_API xfer_status xfer_event_synchronize(xfer_event e) {
         ContextUse use(c, fn);
         ObjectUse event_use(*event, fn, "e");
         if (c.table().event_synchronize == nullptr) raise_not_supported(c, fn);
-        call_backend(*c.plugin, fn, "event_synchronize", [&] { return c.table().event_synchronize(c.native, event->native); });
+        call_backend(*c.plugin, fn, "event_synchronize",
+                     [&] { return c.table().event_synchronize(c.native, event->native); });
         return XFER_SUCCESS;
     });
 }
@@ -91,9 +92,11 @@ XFER_API xfer_status xfer_event_query(xfer_event e) {
         ContextUse use(c, fn);
         ObjectUse event_use(*event, fn, "e");
         if (c.table().event_query == nullptr) raise_not_supported(c, fn);
-        xfer_status st = call_backend(*c.plugin, fn, "event_query",
-                                      [&] { return c.table().event_query(c.native, event->native); }, XFER_ERROR_NOT_READY);
-        if (st == XFER_ERROR_NOT_READY) return fail(st, "xfer_event_query: the work before the event has not finished yet");
+        xfer_status st = call_backend(
+            *c.plugin, fn, "event_query", [&] { return c.table().event_query(c.native, event->native); },
+            XFER_ERROR_NOT_READY);
+        if (st == XFER_ERROR_NOT_READY)
+            return fail(st, "xfer_event_query: the work before the event has not finished yet");
         return st;
     });
 }
@@ -118,13 +121,14 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
         if (high != low) high_use = ObjectUse(*high, fn, high == first.get() ? "start" : "end");
         if (c.table().event_elapsed_ms == nullptr) raise_not_supported(c, fn);
         float result = 0.0f;
-        xfer_status st = call_backend(*c.plugin, fn, "event_elapsed_ms",
-                                      [&] { return c.table().event_elapsed_ms(c.native, first->native, last->native, &result); },
-                                      XFER_ERROR_NOT_READY);
+        xfer_status st = call_backend(
+            *c.plugin, fn, "event_elapsed_ms",
+            [&] { return c.table().event_elapsed_ms(c.native, first->native, last->native, &result); },
+            XFER_ERROR_NOT_READY);
         if (st == XFER_ERROR_NOT_READY) return fail(st, "xfer_event_elapsed_ms: an event has not completed yet");
         *ms = result;
         return XFER_SUCCESS;
     });
 }
 
-}  // extern "C"
+} // extern "C"

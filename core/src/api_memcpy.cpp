@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Raw copies between user pointers, single and batched.
-#include <xfer/xfer.h>
-
 #include <cstdint>
 #include <string>
 #include <utility>
 
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -41,12 +40,12 @@ void check_range(const char *function, long long index, const void *dst, const v
     }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
-XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
-                                       xfer_stream s) {
+XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, std::size_t bytes,
+                                       xfer_copy_kind kind, xfer_stream s) {
     constexpr const char *fn = "xfer_memcpy_async";
     return guard(fn, [&] {
         auto context = lookup<Context>(ctx, fn, "ctx");
@@ -99,18 +98,20 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = context->table();
         if (t.memcpy_batch_async != nullptr) {
-            call_backend(*context->plugin, fn, "memcpy_batch_async",
-                         [&] { return t.memcpy_batch_async(context->native, dsts, srcs, sizes, count, kind, stream->native); });
+            call_backend(*context->plugin, fn, "memcpy_batch_async", [&] {
+                return t.memcpy_batch_async(context->native, dsts, srcs, sizes, count, kind, stream->native);
+            });
             return XFER_SUCCESS;
         }
         // No batch entry: one memcpy_async each gives the same result in stream order.
         if (t.memcpy_async == nullptr) raise_not_supported(*context, fn);
         for (std::size_t i = 0; i < count; ++i) {
-            call_backend(*context->plugin, fn, "memcpy_async",
-                         [&] { return t.memcpy_async(context->native, dsts[i], srcs[i], sizes[i], kind, stream->native); });
+            call_backend(*context->plugin, fn, "memcpy_async", [&] {
+                return t.memcpy_async(context->native, dsts[i], srcs[i], sizes[i], kind, stream->native);
+            });
         }
         return XFER_SUCCESS;
     });
 }
 
-}  // extern "C"
+} // extern "C"

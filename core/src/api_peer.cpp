@@ -4,13 +4,12 @@
 // The two contexts are held open (shared) for the whole backend call in address order, the
 // lock order objects.hpp sets for two objects of one kind, so two peer copies running the
 // other way round and an xfer_close on either context can never deadlock.
-#include <xfer/xfer.h>
-
 #include <limits>
 #include <optional>
 
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -42,7 +41,7 @@ Context &stream_owner(const char *function, Context &dst, Context &src, const St
 
 // ContextUse on two contexts, taken in address order.
 class PairUse {
-public:
+  public:
     PairUse(Context &a, Context &b, const char *function) {
         Context *first = &a < &b ? &a : &b;
         Context *second = &a < &b ? &b : &a;
@@ -50,7 +49,7 @@ public:
         if (second != first) second_.emplace(*second, function);
     }
 
-private:
+  private:
     std::optional<ContextUse> first_, second_;
 };
 
@@ -61,7 +60,8 @@ const xfer_backend_table &peer_table(const Context &ctx, const char *function, b
 
 void check_range(const char *function, const char *which, const Buffer &b, std::size_t offset, std::size_t bytes) {
     if (offset > std::numeric_limits<std::size_t>::max() - bytes) {
-        raise(XFER_ERROR_INVALID_SIZE, function, ": ", which, "_offset ", offset, " + bytes ", bytes, " overflows size_t");
+        raise(XFER_ERROR_INVALID_SIZE, function, ": ", which, "_offset ", offset, " + bytes ", bytes,
+              " overflows size_t");
     }
     if (offset + bytes > b.bytes) {
         raise(XFER_ERROR_OUT_OF_BOUNDS, function, ": ", which, "_offset ", offset, " + bytes ", bytes, " = ",
@@ -69,7 +69,7 @@ void check_range(const char *function, const char *which, const Buffer &b, std::
     }
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -141,4 +141,4 @@ XFER_API xfer_status xfer_device_can_access_peer(xfer_context ctx, xfer_context 
     });
 }
 
-}  // extern "C"
+} // extern "C"

@@ -2,10 +2,9 @@
 // Registered user memory: xfer_register, xfer_unregister, xfer_registration_get_stats.
 #include <cstdint>
 
-#include <xfer/xfer.h>
-
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -13,7 +12,7 @@ namespace {
 
 constexpr unsigned kRegisterFlags = XFER_REGISTER_READ_ONLY;
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -67,4 +66,4 @@ XFER_API xfer_status xfer_registration_get_stats(xfer_context ctx, xfer_registra
     });
 }
 
-}  // extern "C"
+} // extern "C"

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams: in-order queues of work.
-#include <xfer/xfer.h>
-
 #include <memory>
 
 #include "error.hpp"
 #include "objects.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::core;
 
@@ -20,7 +19,7 @@ struct HostCall {
     }
 };
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -32,8 +31,9 @@ XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s) {
         ContextUse use(*context, fn);
         auto record = std::make_shared<Stream>();
         record->ctx = context;
-        const std::uint64_t handle = create_child(
-            record, fn, [&](Stream &stream) { return context->table().stream_create(context->native, &stream.native); });
+        const std::uint64_t handle = create_child(record, fn, [&](Stream &stream) {
+            return context->table().stream_create(context->native, &stream.native);
+        });
         *s = reinterpret_cast<xfer_stream>(handle);
         return XFER_SUCCESS;
     });
@@ -56,7 +56,8 @@ XFER_API xfer_status xfer_stream_synchronize(xfer_stream s) {
         Context &c = *stream->ctx;
         ContextUse use(c, fn);
         ObjectUse stream_use(*stream, fn, "s");
-        call_backend(*c.plugin, fn, "stream_synchronize", [&] { return c.table().stream_synchronize(c.native, stream->native); });
+        call_backend(*c.plugin, fn, "stream_synchronize",
+                     [&] { return c.table().stream_synchronize(c.native, stream->native); });
         return XFER_SUCCESS;
     });
 }
@@ -69,9 +70,11 @@ XFER_API xfer_status xfer_stream_query(xfer_stream s) {
         ContextUse use(c, fn);
         ObjectUse stream_use(*stream, fn, "s");
         if (c.table().stream_query == nullptr) raise_not_supported(c, fn);
-        xfer_status st = call_backend(*c.plugin, fn, "stream_query",
-                                      [&] { return c.table().stream_query(c.native, stream->native); }, XFER_ERROR_NOT_READY);
-        if (st == XFER_ERROR_NOT_READY) return fail(st, "xfer_stream_query: work queued on the stream has not finished yet");
+        xfer_status st = call_backend(
+            *c.plugin, fn, "stream_query", [&] { return c.table().stream_query(c.native, stream->native); },
+            XFER_ERROR_NOT_READY);
+        if (st == XFER_ERROR_NOT_READY)
+            return fail(st, "xfer_stream_query: work queued on the stream has not finished yet");
         return st;
     });
 }
@@ -105,9 +108,10 @@ XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn ho
         // Queued through a trampoline that marks the thread as running a host function, so
         // that a blocking xfer call from inside it is refused instead of deadlocking.
         auto call = std::make_unique<HostCall>(HostCall{host_fn, user_data});
-        call_backend(*c.plugin, fn, "stream_launch_host_func",
-                     [&] { return c.table().stream_launch_host_func(c.native, stream->native, &HostCall::run, call.get()); });
-        call.release();  // the trampoline owns it now
+        call_backend(*c.plugin, fn, "stream_launch_host_func", [&] {
+            return c.table().stream_launch_host_func(c.native, stream->native, &HostCall::run, call.get());
+        });
+        call.release(); // the trampoline owns it now
         return XFER_SUCCESS;
     });
 }
@@ -126,4 +130,4 @@ XFER_API void *xfer_stream_native(xfer_stream s) {
     });
 }
 
-}  // extern "C"
+} // extern "C"

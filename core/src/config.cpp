@@ -45,12 +45,13 @@ std::string file_value(const ConfigFile &file, const ConfigEntry &e, const std::
 std::string env_value(const std::string &var, const std::string &text, const std::string &type) {
     std::string why;
     auto value = normalize_value(type, text, &why);
-    if (!value) raise(XFER_ERROR_CONFIG, "bad value '", text, "' in environment variable ", var, " (", type, "): ", why);
+    if (!value)
+        raise(XFER_ERROR_CONFIG, "bad value '", text, "' in environment variable ", var, " (", type, "): ", why);
     return *value;
 }
 
 int device_index(const std::string &canonical, const std::string &origin) {
-    int device = std::stoi(canonical);  // already validated as an int
+    int device = std::stoi(canonical); // already validated as an int
     if (device < 0) raise(XFER_ERROR_CONFIG, origin, ": device must be >= 0, not ", device);
     return device;
 }
@@ -77,7 +78,7 @@ void check_section_keys(const ConfigFile &file, const Discovery &discovery) {
     for (const ConfigEntry &e : file.entries) {
         if (e.section.empty() || is_application_section(e.section)) continue;
         const FoundBackend *b = discovery.find(e.section);
-        if (b == nullptr && discovery.found_unopened(e.section)) continue;  // its keys: checked when it is opened
+        if (b == nullptr && discovery.found_unopened(e.section)) continue; // its keys: checked when it is opened
         if (b == nullptr) {
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key, "' in section [", e.section,
                   "]: no backend named '", e.section, "' was found (searched: ", discovery.describe_dirs(), ")");
@@ -88,7 +89,8 @@ void check_section_keys(const ConfigFile &file, const Discovery &discovery) {
         for (std::size_t i = 0; i < p.table.param_count && !declared; ++i) declared = e.key == p.table.params[i].name;
         if (!declared) {
             std::string known;
-            for (std::size_t i = 0; i < p.table.param_count; ++i) known += (known.empty() ? "" : ", ") + std::string(p.table.params[i].name);
+            for (std::size_t i = 0; i < p.table.param_count; ++i)
+                known += (known.empty() ? "" : ", ") + std::string(p.table.params[i].name);
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key, "' in section [", e.section,
                   "] (backend '", e.section, "' declares: ", known.empty() ? "no parameters" : known, ")");
         }
@@ -102,13 +104,12 @@ const ConfigEntry *find_in_section(const ConfigFile &file, const std::string &se
     return nullptr;
 }
 
-}  // namespace
+} // namespace
 
 std::string param_env_name(const std::string &backend, const std::string &param) {
     std::string name = "XFER_" + backend + "_" + param;
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) {
-        return std::isalnum(c) != 0 ? char(std::toupper(c)) : '_';
-    });
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return std::isalnum(c) != 0 ? char(std::toupper(c)) : '_'; });
     return name;
 }
 
@@ -127,9 +128,15 @@ EffectiveConfig load_effective_config(const char *requested) {
     check_top_level_keys(file);
 
     // backend
-    Setting backend{"", "backend", "XFER_BACKEND", "string", "", "", 
-                    "backend xfer_open(NULL, ...) uses; empty: the first available of pinned, pageable, managed, zerocopy, host",
-                    XFER_PARAM_DEFAULT};
+    Setting backend{
+        "",
+        "backend",
+        "XFER_BACKEND",
+        "string",
+        "",
+        "",
+        "backend xfer_open(NULL, ...) uses; empty: the first available of pinned, pageable, managed, zerocopy, host",
+        XFER_PARAM_DEFAULT};
     if (const ConfigEntry *e = find_top_level(file, "backend")) {
         backend.value = e->value;
         backend.source = XFER_PARAM_FILE;
@@ -141,8 +148,8 @@ EffectiveConfig load_effective_config(const char *requested) {
     cfg.backend = backend.value;
 
     // device
-    Setting device{"", "device", "XFER_DEVICE", "int", "0", "0",
-                   "device index xfer_open(..., -1, ...) uses", XFER_PARAM_DEFAULT};
+    Setting device{
+        "", "device", "XFER_DEVICE", "int", "0", "0", "device index xfer_open(..., -1, ...) uses", XFER_PARAM_DEFAULT};
     if (const ConfigEntry *e = find_top_level(file, "device")) {
         device.value = file_value(file, *e, "int");
         cfg.device = device_index(device.value, where(file, *e) + ": key 'device'");
@@ -157,7 +164,12 @@ EffectiveConfig load_effective_config(const char *requested) {
     // plugin_path: XFER_PLUGIN_PATH is searched first, then the file's plugin_path, then the
     // default folder. The row's value is the list actually searched, in order.
     const std::string default_dir = default_plugin_dir();
-    Setting plugin_path{"", "plugin_path", "XFER_PLUGIN_PATH", "string", "", default_dir,
+    Setting plugin_path{"",
+                        "plugin_path",
+                        "XFER_PLUGIN_PATH",
+                        "string",
+                        "",
+                        default_dir,
                         "colon-separated absolute folders searched for plugins (XFER_PLUGIN_PATH first, then this key, "
                         "then lib/xfer next to libxfer.so); relative entries are ignored",
                         XFER_PARAM_DEFAULT};
@@ -207,4 +219,4 @@ EffectiveConfig load_effective_config(const char *requested) {
     return cfg;
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

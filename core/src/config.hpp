@@ -4,8 +4,6 @@
 // xfer_param_count, so a program sees changes to the file or the environment.
 #pragma once
 
-#include <xfer/xfer.h>
-
 #include <optional>
 #include <string>
 #include <utility>
@@ -13,16 +11,17 @@
 
 #include "config_file.hpp"
 #include "plugin_registry.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 
 // One row of xfer_param_get_info.
 struct Setting {
-    std::string section;  // "" for top-level keys, else the backend name
+    std::string section; // "" for top-level keys, else the backend name
     std::string name;
     std::string env;
     std::string type;
-    std::string value;  // canonical: sizes in bytes, bools 0/1
+    std::string value; // canonical: sizes in bytes, bools 0/1
     std::string default_value;
     std::string help;
     xfer_param_source source = XFER_PARAM_DEFAULT;
@@ -31,9 +30,9 @@ struct Setting {
 struct EffectiveConfig {
     ConfigFile file;
     Discovery discovery;
-    std::string backend;        // "" when neither XFER_BACKEND nor the file names one
-    std::optional<int> device;  // unset when neither XFER_DEVICE nor the file sets it
-    std::vector<Setting> settings;  // top-level keys, then each loaded backend's parameters
+    std::string backend;           // "" when neither XFER_BACKEND nor the file names one
+    std::optional<int> device;     // unset when neither XFER_DEVICE nor the file sets it
+    std::vector<Setting> settings; // top-level keys, then each loaded backend's parameters
 
     // Canonical values of one backend's parameters, in declaration order.
     std::vector<std::pair<std::string, std::string>> backend_params(const std::string &backend) const;
@@ -49,4 +48,4 @@ EffectiveConfig load_effective_config(const char *requested = nullptr);
 // XFER_<BACKEND>_<PARAM>: upper case, characters other than letters and digits become '_'.
 std::string param_env_name(const std::string &backend, const std::string &param);
 
-}  // namespace xfer::core
+} // namespace xfer::core

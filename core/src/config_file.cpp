@@ -1,20 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "config_file.hpp"
 
-#include <boost/program_options/errors.hpp>
-#include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <map>
 #include <sstream>
+
+#include <boost/program_options/errors.hpp>
+#include <boost/program_options/options_description.hpp>
+#include <boost/program_options/parsers.hpp>
 
 #include "error.hpp"
 #include "value_parse.hpp"
@@ -25,9 +25,8 @@ namespace {
 namespace po = boost::program_options;
 
 bool is_name(std::string_view text) {
-    return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) {
-        return std::isalnum(c) != 0 || c == '_' || c == '-';
-    });
+    return !text.empty() && std::all_of(text.begin(), text.end(),
+                                        [](unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c == '-'; });
 }
 
 // Boost.Program_options reports neither line numbers nor the section of a key, and the
@@ -37,7 +36,7 @@ bool is_name(std::string_view text) {
 // reject -- with the line number.
 std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &source) {
     std::vector<ConfigEntry> keys;
-    std::map<std::string, int> first_line;  // "section.key" -> line
+    std::map<std::string, int> first_line; // "section.key" -> line
     std::istringstream lines(text);
     std::string raw;
     std::string section;
@@ -93,7 +92,7 @@ const char *file_kind(mode_t mode) {
     return "not a regular file";
 }
 
-}  // namespace
+} // namespace
 
 ConfigFile parse_config(std::istream &in, const std::string &source) {
     std::stringstream buffer;
@@ -159,7 +158,8 @@ ConfigFile read_config_file(const std::string &path) {
     for (;;) {
         const ssize_t got = ::read(fd, chunk, sizeof chunk);
         if (got < 0 && errno == EINTR) continue;
-        if (got < 0) raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be read: ", std::strerror(errno));
+        if (got < 0)
+            raise(XFER_ERROR_CONFIG, "XFER_CONFIG names '", path, "', which cannot be read: ", std::strerror(errno));
         if (got == 0) break;
         text.append(chunk, static_cast<std::size_t>(got));
         // The file may grow between fstat and here.
@@ -172,4 +172,4 @@ ConfigFile read_config_file(const std::string &path) {
     return parse_config(in, path);
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -14,11 +14,11 @@ struct ConfigEntry {
     std::string section;
     std::string key;
     std::string value;
-    int line = 0;  // 1-based
+    int line = 0; // 1-based
 };
 
 struct ConfigFile {
-    std::string path;  // "" when no file is named (defaults only)
+    std::string path; // "" when no file is named (defaults only)
     std::vector<ConfigEntry> entries;
 };
 
@@ -35,4 +35,4 @@ constexpr std::size_t kMaxConfigBytes = std::size_t(1) << 20;
 // file (a FIFO, a directory, a device), larger than kMaxConfigBytes, or contains a NUL byte.
 ConfigFile read_config_file(const std::string &path);
 
-}  // namespace xfer::core
+} // namespace xfer::core

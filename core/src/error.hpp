@@ -3,8 +3,6 @@
 // C entry points turn them into a status plus xfer_last_error() (guard).
 #pragma once
 
-#include <xfer/xfer.h>
-
 #include <exception>
 #include <new>
 #include <sstream>
@@ -12,17 +10,18 @@
 #include <utility>
 
 #include "last_error.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 
 // Thrown inside the core only; guard() stops it at the C boundary.
 class Error : public std::exception {
-public:
+  public:
     Error(xfer_status status, std::string message) : status_(status), message_(std::move(message)) {}
     xfer_status status() const noexcept { return status_; }
     const char *what() const noexcept override { return message_.c_str(); }
 
-private:
+  private:
     xfer_status status_;
     std::string message_;
 };
@@ -89,4 +88,4 @@ T guard_value(const char *function, T fallback, Body &&body) noexcept {
     return st == XFER_SUCCESS ? result : fallback;
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -43,11 +43,11 @@ void in_child() {
 // Registered when libxfer.so is loaded, before the program can fork with xfer in use.
 const int kRegistered = pthread_atfork(prepare, in_parent, in_child);
 
-}  // namespace
+} // namespace
 
 std::uint64_t fork_generation() noexcept {
     (void)kRegistered;
     return g_generation.load();
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

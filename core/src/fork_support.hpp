@@ -15,4 +15,4 @@ namespace xfer::core {
 // How many forks lie between the process that loaded libxfer.so and this one (0 in the parent).
 std::uint64_t fork_generation() noexcept;
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -16,8 +16,8 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <new>
+#include <shared_mutex>
 #include <vector>
 
 namespace xfer::core {
@@ -29,7 +29,7 @@ namespace xfer::core {
 // unlocked one (a glibc rwlock records its writer's thread id, which fork changes). Readers
 // never nest here, which writer preference requires. Meets std::shared_lock's requirements.
 class WriterPreferringMutex {
-public:
+  public:
     void lock() {
         std::unique_lock<std::mutex> guard(state_);
         ++writers_waiting_;
@@ -82,7 +82,7 @@ public:
         writer_ = false;
     }
 
-private:
+  private:
     std::mutex state_;
     std::condition_variable writer_turn_;
     std::condition_variable reader_turn_;
@@ -95,31 +95,35 @@ enum class HandleKind : std::uint8_t { context = 1, buffer = 2, stream = 3, even
 
 inline const char *handle_kind_name(HandleKind kind) noexcept {
     switch (kind) {
-    case HandleKind::context: return "context";
-    case HandleKind::buffer: return "buffer";
-    case HandleKind::stream: return "stream";
-    case HandleKind::event: return "event";
+    case HandleKind::context:
+        return "context";
+    case HandleKind::buffer:
+        return "buffer";
+    case HandleKind::stream:
+        return "stream";
+    case HandleKind::event:
+        return "event";
     }
     return "unknown";
 }
 
 // What a raw handle value looks like before any table is consulted.
 struct DecodedHandle {
-    bool well_formed = false;  // carries the magic and a known kind
+    bool well_formed = false; // carries the magic and a known kind
     HandleKind kind{};
     std::uint32_t generation = 0;
     std::uint32_t index = 0;
 };
 
 namespace handle_bits {
-constexpr std::uint64_t kMagic = 0x58;  // 'X'
+constexpr std::uint64_t kMagic = 0x58; // 'X'
 constexpr unsigned kMagicShift = 56;
 constexpr unsigned kKindShift = 48;
 constexpr unsigned kGenerationShift = 24;
 constexpr std::uint32_t kGenerationMask = 0xffffff;
 constexpr std::uint32_t kIndexMask = 0xffffff;
 constexpr std::size_t kMaxSlots = std::size_t(kIndexMask) + 1;
-}  // namespace handle_bits
+} // namespace handle_bits
 
 inline std::uint64_t encode_handle(HandleKind kind, std::uint32_t generation, std::uint32_t index) noexcept {
     using namespace handle_bits;
@@ -136,7 +140,7 @@ inline DecodedHandle decode_handle(std::uint64_t value) noexcept {
     d.kind = static_cast<HandleKind>(kind);
     d.generation = static_cast<std::uint32_t>((value >> kGenerationShift) & kGenerationMask);
     d.index = static_cast<std::uint32_t>(value & kIndexMask);
-    d.well_formed = d.generation != 0;  // generation 0 is never issued
+    d.well_formed = d.generation != 0; // generation 0 is never issued
     return d;
 }
 
@@ -145,7 +149,7 @@ enum class LookupError { none, null_handle, not_a_handle, wrong_kind, stale };
 
 template <class T>
 class HandleTable {
-public:
+  public:
     explicit HandleTable(HandleKind kind) : kind_(kind) {}
     HandleTable(const HandleTable &) = delete;
     HandleTable &operator=(const HandleTable &) = delete;
@@ -221,7 +225,7 @@ public:
         return live_;
     }
 
-private:
+  private:
     struct Slot {
         std::uint32_t generation = 1;
         std::shared_ptr<T> object;
@@ -257,4 +261,4 @@ private:
     std::size_t live_ = 0;
 };
 
-}  // namespace xfer::core
+} // namespace xfer::core

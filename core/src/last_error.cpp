@@ -11,7 +11,7 @@ thread_local std::uint64_t t_generation = 0;
 
 constexpr const char *kFallback = "xfer: out of memory while recording an error message";
 
-}  // namespace
+} // namespace
 
 void set_last_error(const char *message) noexcept {
     ++t_generation;
@@ -22,8 +22,7 @@ void set_last_error(const char *message) noexcept {
         // once the string has ever held a message; if it does, leave what was there.
         try {
             t_message = kFallback;
-        } catch (...) {
-        }
+        } catch (...) {}
     }
 }
 
@@ -43,12 +42,9 @@ ErrorCapture::ErrorCapture() : saved_(t_message), start_generation_(t_generation
 ErrorCapture::~ErrorCapture() {
     try {
         t_message = std::move(saved_);
-    } catch (...) {
-    }
+    } catch (...) {}
 }
 
-std::string ErrorCapture::captured() const {
-    return t_generation != start_generation_ ? t_message : std::string();
-}
+std::string ErrorCapture::captured() const { return t_generation != start_generation_ ? t_message : std::string(); }
 
-}  // namespace xfer::core
+} // namespace xfer::core

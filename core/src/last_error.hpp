@@ -2,10 +2,10 @@
 // The calling thread's xfer_last_error() message, and the set_error service plugins use.
 #pragma once
 
-#include <xfer/xfer.h>
-
 #include <cstdint>
 #include <string>
+
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 
@@ -27,7 +27,7 @@ extern "C" void plugin_set_error(xfer_status status, const char *message);
 // call sets is captured and the previous message restored afterwards. Used where a plugin
 // failure is reported as data (a backend's "reason"), not as the status of the API call.
 class ErrorCapture {
-public:
+  public:
     ErrorCapture();
     ~ErrorCapture();
     ErrorCapture(const ErrorCapture &) = delete;
@@ -35,9 +35,9 @@ public:
     // The message set since construction ("" when none).
     std::string captured() const;
 
-private:
+  private:
     std::string saved_;
     std::uint64_t start_generation_;
 };
 
-}  // namespace xfer::core
+} // namespace xfer::core

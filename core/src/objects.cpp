@@ -25,8 +25,7 @@ HandleTable<Event> &event_table() {
     return *table;
 }
 
-void raise_bad_handle(const char *function, const char *arg, const void *handle, HandleKind expected,
-                      LookupError why) {
+void raise_bad_handle(const char *function, const char *arg, const void *handle, HandleKind expected, LookupError why) {
     const char *kind = handle_kind_name(expected);
     switch (why) {
     case LookupError::null_handle:
@@ -45,16 +44,19 @@ void raise_bad_handle(const char *function, const char *arg, const void *handle,
 }
 
 ContextUse::ContextUse(Context &ctx, const char *function) : lock_(ctx.lifetime) {
-    if (ctx.closed) raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
+    if (ctx.closed)
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
 }
 
 ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : lock_(object.lifetime) {
-    if (object.released) raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
+    if (object.released)
+        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
 }
 
 void refuse_inherited(const Context &ctx, const char *function, const char *arg) {
     if (ctx.fork_generation == fork_generation()) return;
-    raise(XFER_ERROR_INVALID_STATE, function, ": ", arg, " was created before fork() in a parent process; a child "
+    raise(XFER_ERROR_INVALID_STATE, function, ": ", arg,
+          " was created before fork() in a parent process; a child "
           "process cannot use inherited xfer objects (their threads and device state stay in the parent): open a new "
           "context in the child");
 }
@@ -65,7 +67,8 @@ thread_local int t_host_function_depth = 0;
 
 void refuse_in_host_function(const char *function) {
     if (t_host_function_depth == 0) return;
-    raise(XFER_ERROR_INVALID_STATE, function, ": called from a host function queued with xfer_stream_launch_host_func, "
+    raise(XFER_ERROR_INVALID_STATE, function,
+          ": called from a host function queued with xfer_stream_launch_host_func, "
           "where it could wait for the stream running it (host functions must not call xfer functions); nothing was "
           "done");
 }
@@ -89,4 +92,4 @@ void raise_not_supported(const Context &ctx, const char *function) {
     raise(XFER_ERROR_NOT_SUPPORTED, "backend '", ctx.name(), "' does not implement ", function);
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

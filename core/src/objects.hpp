@@ -11,8 +11,6 @@
 // event; two objects of one kind in address order.
 #pragma once
 
-#include <xfer/xfer.h>
-
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -25,18 +23,19 @@
 #include "handle_table.hpp"
 #include "last_error.hpp"
 #include "plugin_registry.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::core {
 
 struct Context {
-    const Plugin *plugin = nullptr;  // lives for the process
+    const Plugin *plugin = nullptr; // lives for the process
     void *native = nullptr;
     int device = 0;
     std::uint64_t handle = 0;
-    std::uint64_t fork_generation = 0;  // fork_generation() at xfer_open (fork_support.hpp)
+    std::uint64_t fork_generation = 0; // fork_generation() at xfer_open (fork_support.hpp)
 
     std::shared_mutex lifetime;
-    bool closed = false;  // written under lifetime exclusive
+    bool closed = false; // written under lifetime exclusive
 
     // Handles of the objects still owned, released by xfer_close.
     std::mutex children_mutex;
@@ -56,7 +55,7 @@ struct ChildObject {
     void *native = nullptr;
     std::uint64_t handle = 0;
     std::shared_mutex lifetime;
-    bool released = false;  // written under lifetime exclusive (or the context's, in xfer_close)
+    bool released = false; // written under lifetime exclusive (or the context's, in xfer_close)
 };
 
 struct Buffer : ChildObject {
@@ -77,17 +76,43 @@ HandleTable<Buffer> &buffer_table();
 HandleTable<Stream> &stream_table();
 HandleTable<Event> &event_table();
 
-template <class T> constexpr HandleKind kind_of();
-template <> constexpr HandleKind kind_of<Context>() { return HandleKind::context; }
-template <> constexpr HandleKind kind_of<Buffer>() { return HandleKind::buffer; }
-template <> constexpr HandleKind kind_of<Stream>() { return HandleKind::stream; }
-template <> constexpr HandleKind kind_of<Event>() { return HandleKind::event; }
+template <class T>
+constexpr HandleKind kind_of();
+template <>
+constexpr HandleKind kind_of<Context>() {
+    return HandleKind::context;
+}
+template <>
+constexpr HandleKind kind_of<Buffer>() {
+    return HandleKind::buffer;
+}
+template <>
+constexpr HandleKind kind_of<Stream>() {
+    return HandleKind::stream;
+}
+template <>
+constexpr HandleKind kind_of<Event>() {
+    return HandleKind::event;
+}
 
-template <class T> HandleTable<T> &table_of();
-template <> inline HandleTable<Context> &table_of<Context>() { return context_table(); }
-template <> inline HandleTable<Buffer> &table_of<Buffer>() { return buffer_table(); }
-template <> inline HandleTable<Stream> &table_of<Stream>() { return stream_table(); }
-template <> inline HandleTable<Event> &table_of<Event>() { return event_table(); }
+template <class T>
+HandleTable<T> &table_of();
+template <>
+inline HandleTable<Context> &table_of<Context>() {
+    return context_table();
+}
+template <>
+inline HandleTable<Buffer> &table_of<Buffer>() {
+    return buffer_table();
+}
+template <>
+inline HandleTable<Stream> &table_of<Stream>() {
+    return stream_table();
+}
+template <>
+inline HandleTable<Event> &table_of<Event>() {
+    return event_table();
+}
 
 // Throws Error(XFER_ERROR_INVALID_HANDLE) saying what is wrong with argument `arg` of
 // `function`: NULL, not a handle, the wrong kind, or no longer live.
@@ -118,18 +143,20 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
 
 // Holds a context open for one call (shared), or throws if it was closed meanwhile.
 class ContextUse {
-public:
+  public:
     ContextUse(Context &ctx, const char *function);
-private:
+
+  private:
     std::shared_lock<std::shared_mutex> lock_;
 };
 
 // Holds an object unreleased for one call (shared), or throws if it was released meanwhile.
 class ObjectUse {
-public:
+  public:
     ObjectUse(ChildObject &object, const char *function, const char *arg);
     ObjectUse() = default;
-private:
+
+  private:
     std::shared_lock<std::shared_mutex> lock_;
 };
 
@@ -167,26 +194,35 @@ xfer_status call_backend(const Plugin &plugin, const char *function, const char 
 // that create and destroy its native object, the context's set that owns its handles (none
 // for a context), and the message when its handle table is full.
 
-template <class T> struct ObjectKind;
-template <> struct ObjectKind<Context> {
+template <class T>
+struct ObjectKind;
+template <>
+struct ObjectKind<Context> {
     static constexpr const char *too_many = "too many open contexts";
     static constexpr const char *destroy_entry = "context_destroy";
     static xfer_status destroy(const Context &ctx) { return ctx.table().context_destroy(ctx.native); }
 };
 // A child kind: the backend entry that destroys it (Destroy) and the context's set of its
 // handles (Owned); the specialisations below add the names used in messages.
-template <auto Destroy, auto Owned> struct ChildKind {
+template <auto Destroy, auto Owned>
+struct ChildKind {
     static constexpr auto destroy_fn = Destroy;
     static constexpr auto owned = Owned;
 };
-template <> struct ObjectKind<Buffer> : ChildKind<&xfer_backend_table::buffer_free, &Context::buffers> {
-    static constexpr const char *too_many = "too many live buffers", *create_entry = "buffer_alloc", *destroy_entry = "buffer_free";
+template <>
+struct ObjectKind<Buffer> : ChildKind<&xfer_backend_table::buffer_free, &Context::buffers> {
+    static constexpr const char *too_many = "too many live buffers", *create_entry = "buffer_alloc",
+                                *destroy_entry = "buffer_free";
 };
-template <> struct ObjectKind<Stream> : ChildKind<&xfer_backend_table::stream_destroy, &Context::streams> {
-    static constexpr const char *too_many = "too many live streams", *create_entry = "stream_create", *destroy_entry = "stream_destroy";
+template <>
+struct ObjectKind<Stream> : ChildKind<&xfer_backend_table::stream_destroy, &Context::streams> {
+    static constexpr const char *too_many = "too many live streams", *create_entry = "stream_create",
+                                *destroy_entry = "stream_destroy";
 };
-template <> struct ObjectKind<Event> : ChildKind<&xfer_backend_table::event_destroy, &Context::events> {
-    static constexpr const char *too_many = "too many live events", *create_entry = "event_create", *destroy_entry = "event_destroy";
+template <>
+struct ObjectKind<Event> : ChildKind<&xfer_backend_table::event_destroy, &Context::events> {
+    static constexpr const char *too_many = "too many live events", *create_entry = "event_create",
+                                *destroy_entry = "event_destroy";
 };
 
 // Destroys a child's native object through its context's backend; returns the backend's status.
@@ -258,7 +294,7 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
     ContextUse use(ctx, function);
     LookupError why = LookupError::none;
     if (!table_of<T>().take(object->handle, &why)) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
-    std::unique_lock<std::shared_mutex> lock(object->lifetime);  // waits for calls using it
+    std::unique_lock<std::shared_mutex> lock(object->lifetime); // waits for calls using it
     object->released = true;
     {
         std::lock_guard<std::mutex> children(ctx.children_mutex);
@@ -288,4 +324,4 @@ void retire_all(const Context &ctx, const std::unordered_set<std::uint64_t> &han
     }
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

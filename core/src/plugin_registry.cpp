@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin_registry.hpp"
 
-#include <boost/dll/runtime_symbol_info.hpp>
-#include <boost/dll/shared_library.hpp>
-
 #include <dlfcn.h>
 #include <sys/stat.h>
 
@@ -18,6 +15,9 @@
 #include <new>
 #include <set>
 #include <unordered_set>
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
 
 #include "error.hpp"
 #include "fork_support.hpp"
@@ -72,10 +72,13 @@ struct RequiredEntry {
     const char *name;
     bool (*missing)(const xfer_backend_table &);
 };
-#define XFER_REQUIRED(entry) {#entry, [](const xfer_backend_table &t) { return t.entry == nullptr; }}
+#define XFER_REQUIRED(entry)                                                                                           \
+    {                                                                                                                  \
+#entry, [](const xfer_backend_table &t) { return t.entry == nullptr; }                                         \
+    }
 const RequiredEntry kRequired[] = {
-    XFER_REQUIRED(probe),        XFER_REQUIRED(context_create), XFER_REQUIRED(context_destroy),
-    XFER_REQUIRED(buffer_alloc), XFER_REQUIRED(buffer_free),    XFER_REQUIRED(stream_create),
+    XFER_REQUIRED(probe),          XFER_REQUIRED(context_create),     XFER_REQUIRED(context_destroy),
+    XFER_REQUIRED(buffer_alloc),   XFER_REQUIRED(buffer_free),        XFER_REQUIRED(stream_create),
     XFER_REQUIRED(stream_destroy), XFER_REQUIRED(stream_synchronize),
 };
 #undef XFER_REQUIRED
@@ -90,20 +93,23 @@ void refuse(Plugin &p, xfer_status status, std::string why) {
 bool params_valid(Plugin &p) {
     const xfer_backend_table &t = p.table;
     if (t.param_count > 0 && t.params == nullptr) {
-        refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares ", t.param_count, " parameters but params is NULL"));
+        refuse(p, XFER_ERROR_BACKEND_ABI,
+               msg("plugin ", p.path, " declares ", t.param_count, " parameters but params is NULL"));
         return false;
     }
     for (std::size_t i = 0; i < t.param_count; ++i) {
         const xfer_backend_param &param = t.params[i];
         if (param.name == nullptr || param.type == nullptr || param.default_value == nullptr) {
-            refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares parameter ", i, " with a NULL name, type or default"));
+            refuse(p, XFER_ERROR_BACKEND_ABI,
+                   msg("plugin ", p.path, " declares parameter ", i, " with a NULL name, type or default"));
             return false;
         }
         std::string why;
         if (!is_known_param_type(param.type) || !normalize_value(param.type, param.default_value, &why)) {
             if (why.empty()) why = "unknown type";
-            refuse(p, XFER_ERROR_BACKEND_ABI, msg("plugin ", p.path, " declares parameter '", param.name, "' of type '",
-                                                 param.type, "' with default '", param.default_value, "': ", why));
+            refuse(p, XFER_ERROR_BACKEND_ABI,
+                   msg("plugin ", p.path, " declares parameter '", param.name, "' of type '", param.type,
+                       "' with default '", param.default_value, "': ", why));
             return false;
         }
     }
@@ -124,9 +130,9 @@ void adopt_table(Plugin &p, const xfer_backend_table *t) {
     if (t->struct_size < XFER_BACKEND_TABLE_V1_SIZE) {
         refuse(p, XFER_ERROR_BACKEND_ABI,
                msg("plugin ", p.path, " (plugin ABI ", t->abi_major, ".", t->abi_minor, ") has a function table of ",
-                   t->struct_size, " bytes, smaller than the ", XFER_BACKEND_TABLE_V1_SIZE,
-                   " bytes every plugin ABI ", XFER_BACKEND_ABI_MAJOR, ".x table has (this core implements ",
-                   XFER_BACKEND_ABI_MAJOR, ".", XFER_BACKEND_ABI_MINOR, ")"));
+                   t->struct_size, " bytes, smaller than the ", XFER_BACKEND_TABLE_V1_SIZE, " bytes every plugin ABI ",
+                   XFER_BACKEND_ABI_MAJOR, ".x table has (this core implements ", XFER_BACKEND_ABI_MAJOR, ".",
+                   XFER_BACKEND_ABI_MINOR, ")"));
         return;
     }
     // A plugin built against an older minor version has a shorter table: the entries it
@@ -239,8 +245,9 @@ std::string unsafe_reason(const fs::path &dir, const fs::path &file) {
         const fs::path target = fs::canonical(file, ec);
         const fs::path home = fs::canonical(dir, ec);
         if (ec || target.parent_path() != home) {
-            return msg("plugin ", file.string(), " is a symbolic link to ", ec ? std::string("(unresolvable)") : target.string(),
-                       ", outside the search folder ", dir.string(), advice);
+            return msg("plugin ", file.string(), " is a symbolic link to ",
+                       ec ? std::string("(unresolvable)") : target.string(), ", outside the search folder ",
+                       dir.string(), advice);
         }
     }
     if (::stat(file.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
@@ -260,7 +267,8 @@ void probe(FoundBackend &found) {
     if (p.table.device_kind == XFER_DEVICE_KIND_CUDA && p.fork_generation != fork_generation()) {
         // The CUDA runtime does not survive fork(): probing it here could hang.
         found.status = XFER_ERROR_BACKEND_UNAVAILABLE;
-        found.reason = intern(msg("backend '", p.name, "' was loaded before this process was forked; CUDA cannot be used "
+        found.reason = intern(msg("backend '", p.name,
+                                  "' was loaded before this process was forked; CUDA cannot be used "
                                   "in a child created by fork() (exec a new program, or use posix_spawn)"));
         return;
     }
@@ -296,14 +304,14 @@ std::vector<std::string> plugin_files(const fs::path &dir) {
         if (file.compare(0, prefix.size(), prefix) != 0) continue;
         if (file.compare(file.size() - suffix.size(), suffix.size(), suffix) != 0) continue;
         std::error_code type_ec;
-        if (!fs::is_regular_file(it->path(), type_ec)) continue;  // follows symlinks
+        if (!fs::is_regular_file(it->path(), type_ec)) continue; // follows symlinks
         names.push_back(file);
     }
     std::sort(names.begin(), names.end());
     return names;
 }
 
-}  // namespace
+} // namespace
 
 const FoundBackend *Discovery::find(const std::string &name) const {
     for (const FoundBackend &b : backends) {
@@ -354,7 +362,7 @@ const std::string &resolved_default_plugin_dir() {
     return *dir;
 }
 const bool kResolvedAtLoad = !resolved_default_plugin_dir().empty();
-}  // namespace
+} // namespace
 
 std::string default_plugin_dir() {
     (void)kResolvedAtLoad;
@@ -385,7 +393,7 @@ Discovery discover_backends(const std::vector<std::string> &dirs, const std::str
         if (!d.dirs.back().exists) continue;
         for (const std::string &file : plugin_files(dir)) {
             std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-            if (!seen.insert(name).second) continue;  // an earlier folder already has this backend
+            if (!seen.insert(name).second) continue; // an earlier folder already has this backend
             if (!only.empty() && name != only) {
                 d.not_opened.push_back(name);
                 continue;
@@ -393,7 +401,8 @@ Discovery discover_backends(const std::vector<std::string> &dirs, const std::str
             FoundBackend found;
             const fs::path path = fs::path(dir) / file;
             const std::string unsafe = unsafe_reason(dir, path);
-            found.plugin = unsafe.empty() ? &load_cached(name, path.string()) : &refused_cached(name, path.string(), unsafe);
+            found.plugin =
+                unsafe.empty() ? &load_cached(name, path.string()) : &refused_cached(name, path.string(), unsafe);
             probe(found);
             d.backends.push_back(found);
         }
@@ -424,8 +433,8 @@ void probe_with_params(FoundBackend &found, const std::vector<std::pair<std::str
     }
     // A bad parameter stays a configuration error, so xfer_open answers XFER_ERROR_CONFIG.
     found.status = st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_CONFIG ? st : XFER_ERROR_BACKEND_UNAVAILABLE;
-    found.reason = intern(said.empty() ? msg("backend '", p.name, "' probe_params failed with ",
-                                             xfer_status_string(st), " and gave no reason")
+    found.reason = intern(said.empty() ? msg("backend '", p.name, "' probe_params failed with ", xfer_status_string(st),
+                                             " and gave no reason")
                                        : said);
 }
 
@@ -451,4 +460,4 @@ void plugin_registry_reset_in_child() {
     new (&cache().mutex) std::mutex;
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -6,27 +6,27 @@
 // is still listed, with the reason, so `xfer-tool list` can explain it.
 #pragma once
 
-#include <xfer/xfer_backend.h>
-
 #include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include <xfer/xfer_backend.h>
+
 namespace xfer::core {
 
 // One plugin file. Lives until the process exits, so pointers into it stay valid.
 struct Plugin {
-    std::string name;  // <name> of libxfer-backend-<name>.so
-    std::string path;  // the file as found on the search path
+    std::string name; // <name> of libxfer-backend-<name>.so
+    std::string path; // the file as found on the search path
     // XFER_SUCCESS when `table` is usable; else why not (BACKEND_UNAVAILABLE: it did not load
     // or has no entry point; BACKEND_ABI: it breaks the plugin ABI) with `load_error`.
     xfer_status load_status = XFER_ERROR_BACKEND_UNAVAILABLE;
     std::string load_error;
-    unsigned abi_major = 0;  // as the plugin's table says (0 if it gave none)
+    unsigned abi_major = 0; // as the plugin's table says (0 if it gave none)
     unsigned abi_minor = 0;
-    xfer_backend_table table{};  // the plugin's table; entries past its struct_size are NULL
-    std::uint64_t fork_generation = 0;  // fork_generation() when it was loaded
+    xfer_backend_table table{};        // the plugin's table; entries past its struct_size are NULL
+    std::uint64_t fork_generation = 0; // fork_generation() when it was loaded
 
     bool loaded() const { return load_status == XFER_SUCCESS; }
     const char *description() const { return loaded() && table.description != nullptr ? table.description : ""; }
@@ -36,8 +36,8 @@ struct Plugin {
 struct FoundBackend {
     const Plugin *plugin = nullptr;
     bool available = false;
-    xfer_status status = XFER_SUCCESS;  // why unavailable: the load status or the probe's status
-    const char *reason = "";            // lives as long as the process
+    xfer_status status = XFER_SUCCESS; // why unavailable: the load status or the probe's status
+    const char *reason = "";           // lives as long as the process
     int device_count = 0;
 };
 
@@ -47,8 +47,8 @@ struct SearchedDir {
 };
 
 struct Discovery {
-    std::vector<SearchedDir> dirs;  // in search order
-    std::vector<FoundBackend> backends;  // in search order; first file of a name wins
+    std::vector<SearchedDir> dirs;      // in search order
+    std::vector<FoundBackend> backends; // in search order; first file of a name wins
     // Backends whose files were found but not opened: another one was asked for by name.
     std::vector<std::string> not_opened;
 
@@ -87,4 +87,4 @@ void probe_with_params(FoundBackend &found, const std::vector<std::pair<std::str
 // Keeps `text` for the life of the process and returns a stable pointer to it.
 const char *intern(const std::string &text);
 
-}  // namespace xfer::core
+} // namespace xfer::core

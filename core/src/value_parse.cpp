@@ -18,9 +18,8 @@ constexpr std::uint64_t kKi = 1024ull;
 constexpr std::uint64_t kK = 1000ull;
 
 constexpr Unit kUnits[] = {
-    {"B", 1},
-    {"KiB", kKi}, {"MiB", kKi * kKi}, {"GiB", kKi * kKi * kKi}, {"TiB", kKi * kKi * kKi * kKi},
-    {"KB", kK}, {"MB", kK * kK}, {"GB", kK * kK * kK}, {"TB", kK * kK * kK * kK},
+    {"B", 1},   {"KiB", kKi},   {"MiB", kKi *kKi},  {"GiB", kKi *kKi *kKi}, {"TiB", kKi *kKi *kKi *kKi},
+    {"KB", kK}, {"MB", kK *kK}, {"GB", kK *kK *kK}, {"TB", kK *kK *kK *kK},
 };
 
 std::string lower(std::string_view text) {
@@ -33,7 +32,7 @@ bool all_digits(std::string_view text) {
     return !text.empty() && std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c) != 0; });
 }
 
-}  // namespace
+} // namespace
 
 std::string_view trim(std::string_view text) {
     const char *blanks = " \t\r\n";
@@ -65,9 +64,11 @@ std::optional<std::uint64_t> parse_size(std::string_view text, std::string *why)
         return std::nullopt;
     }
     if (!suffix.empty()) {
-        auto unit = std::find_if(std::begin(kUnits), std::end(kUnits), [&](const Unit &u) { return u.suffix == suffix; });
+        auto unit =
+            std::find_if(std::begin(kUnits), std::end(kUnits), [&](const Unit &u) { return u.suffix == suffix; });
         if (unit == std::end(kUnits)) {
-            *why = "unknown size unit '" + std::string(suffix) + "' (use B, KiB, MiB, GiB, TiB = powers of 1024, or KB, MB, GB, TB = powers of 1000)";
+            *why = "unknown size unit '" + std::string(suffix) +
+                   "' (use B, KiB, MiB, GiB, TiB = powers of 1024, or KB, MB, GB, TB = powers of 1000)";
             return std::nullopt;
         }
         multiplier = unit->multiplier;
@@ -132,4 +133,4 @@ std::optional<std::string> normalize_value(std::string_view type, std::string_vi
     return std::nullopt;
 }
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -32,4 +32,4 @@ std::optional<std::string> normalize_value(std::string_view type, std::string_vi
 // Removes leading and trailing blanks (space, tab, CR, LF).
 std::string_view trim(std::string_view text);
 
-}  // namespace xfer::core
+} // namespace xfer::core

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "contract_backends.hpp"
 
-#include <xfer/xfer.h>
-
 #include <algorithm>
 #include <cstdlib>
 #include <sstream>
+
+#include <xfer/xfer.h>
 
 namespace xfer::test::contract {
 namespace {
@@ -20,7 +20,7 @@ std::vector<FoundBackend> find_backends() {
     std::vector<FoundBackend> found;
     int count = 0;
     if (xfer_backend_count(&count) != XFER_SUCCESS) {
-        return found;  // the selection test reports the error
+        return found; // the selection test reports the error
     }
     for (int i = 0; i < count; ++i) {
         xfer_backend_info info{};
@@ -42,7 +42,7 @@ bool context_has_async_copy(const std::string &backend) {
     return async;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<std::string> requested_backends() {
     std::vector<std::string> names;
@@ -100,4 +100,4 @@ std::string describe_found_backends() {
     return text.empty() ? "  (no backend found on the plugin search path)\n" : text;
 }
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract

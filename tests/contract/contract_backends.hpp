@@ -21,4 +21,4 @@ std::string describe_found_backends();
 // Names listed in XFER_TEST_BACKENDS (empty when it is unset).
 std::vector<std::string> requested_backends();
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract

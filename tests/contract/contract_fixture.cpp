@@ -67,14 +67,14 @@ Bytes ContractTest::read_host(xfer_buffer b, std::size_t offset, std::size_t byt
         st = xfer_stream_synchronize(s);
     }
     if (st != XFER_SUCCESS) {
-        return ::testing::AssertionFailure() << "writing the device view: " << xfer_status_string(st) << ": "
-                                             << xfer_last_error();
+        return ::testing::AssertionFailure()
+               << "writing the device view: " << xfer_status_string(st) << ": " << xfer_last_error();
     }
     return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult ContractTest::read_device(xfer_buffer b, std::size_t offset, std::size_t bytes,
-                                                     Bytes *out, xfer_stream s) {
+::testing::AssertionResult ContractTest::read_device(xfer_buffer b, std::size_t offset, std::size_t bytes, Bytes *out,
+                                                     xfer_stream s) {
     s = s != nullptr ? s : stream_;
     // A separate host vector, not the buffer's host view: on backends with two views this
     // proves the bytes are in the device view itself.
@@ -85,8 +85,8 @@ Bytes ContractTest::read_host(xfer_buffer b, std::size_t offset, std::size_t byt
         st = xfer_stream_synchronize(s);
     }
     if (st != XFER_SUCCESS) {
-        return ::testing::AssertionFailure() << "reading the device view: " << xfer_status_string(st) << ": "
-                                             << xfer_last_error();
+        return ::testing::AssertionFailure()
+               << "reading the device view: " << xfer_status_string(st) << ": " << xfer_last_error();
     }
     *out = std::move(data);
     return ::testing::AssertionSuccess();
@@ -100,8 +100,8 @@ Bytes ContractTest::read_host(xfer_buffer b, std::size_t offset, std::size_t byt
         st = xfer_stream_synchronize(s);
     }
     if (st != XFER_SUCCESS) {
-        return ::testing::AssertionFailure() << "copy to device: " << xfer_status_string(st) << ": "
-                                             << xfer_last_error();
+        return ::testing::AssertionFailure()
+               << "copy to device: " << xfer_status_string(st) << ": " << xfer_last_error();
     }
     Bytes on_device;
     if (auto read = read_device(b, 0, n, &on_device, s); !read) {
@@ -122,8 +122,7 @@ Bytes ContractTest::read_host(xfer_buffer b, std::size_t offset, std::size_t byt
         st = xfer_stream_synchronize(s);
     }
     if (st != XFER_SUCCESS) {
-        return ::testing::AssertionFailure() << "copy to host: " << xfer_status_string(st) << ": "
-                                             << xfer_last_error();
+        return ::testing::AssertionFailure() << "copy to host: " << xfer_status_string(st) << ": " << xfer_last_error();
     }
     if (auto same = same_bytes(data.data(), xfer_host_ptr(b), n); !same) {
         return same << " (host view after the copy back)";
@@ -154,22 +153,22 @@ std::string prime_last_error() {
     }
     for (const char *word : mentions) {
         if (lower(message).find(lower(word)) == std::string::npos) {
-            return ::testing::AssertionFailure() << "xfer_last_error() '" << message << "' does not mention '" << word
-                                                 << "'";
+            return ::testing::AssertionFailure()
+                   << "xfer_last_error() '" << message << "' does not mention '" << word << "'";
         }
     }
     return ::testing::AssertionSuccess() << "'" << message << "'";
 }
-}  // namespace
+} // namespace
 
 ::testing::AssertionResult fails_with(const std::function<xfer_status()> &call, xfer_status expected,
                                       std::initializer_list<const char *> mentions) {
     const std::string before = prime_last_error();
     const xfer_status got = call();
     if (got != expected) {
-        return ::testing::AssertionFailure() << "returned " << xfer_status_string(got) << ", expected "
-                                             << xfer_status_string(expected) << " (last error: '" << xfer_last_error()
-                                             << "')";
+        return ::testing::AssertionFailure()
+               << "returned " << xfer_status_string(got) << ", expected " << xfer_status_string(expected)
+               << " (last error: '" << xfer_last_error() << "')";
     }
     return message_mentions(before, mentions);
 }
@@ -192,4 +191,4 @@ std::string backend_test_name(const ::testing::TestParamInfo<std::string> &info)
     return name;
 }
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract

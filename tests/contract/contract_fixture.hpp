@@ -4,14 +4,6 @@
 // test body is valid on every backend.
 #pragma once
 
-#include "contract_backends.hpp"
-#include "host_gate.hpp"
-
-#include <xfer/xfer.h>
-#include <xfer_test/support.hpp>
-
-#include <gtest/gtest.h>
-
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -19,10 +11,17 @@
 #include <utility>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "contract_backends.hpp"
+#include "host_gate.hpp"
+#include <xfer/xfer.h>
+#include <xfer_test/support.hpp>
+
 namespace xfer::test::contract {
 
 class ContractTest : public ::testing::TestWithParam<std::string> {
-protected:
+  protected:
     void SetUp() override;
     // Opens every gate, then closes the context (which synchronises its streams), so no
     // queued host function outlives the objects it uses.
@@ -66,7 +65,7 @@ protected:
     xfer_stream stream_ = nullptr;
     xfer_context_info info_{};
 
-private:
+  private:
     std::vector<std::shared_ptr<HostGate>> gates_;
     std::vector<std::shared_ptr<void>> kept_;
 };
@@ -83,12 +82,12 @@ private:
 // Test names end with the backend: Buffers/BufferCopy.RoundTrip/pinned.
 std::string backend_test_name(const ::testing::TestParamInfo<std::string> &info);
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract
 
-#define EXPECT_XFER_FAILS(call, status, ...) \
+#define EXPECT_XFER_FAILS(call, status, ...)                                                                           \
     EXPECT_TRUE(::xfer::test::contract::fails_with([&] { return (call); }, (status), __VA_ARGS__)) << #call
 
 // Runs every TEST_P of `suite` (a subclass of ContractTest) on every backend under test.
-#define XFER_CONTRACT_SUITE(suite)                                                                          \
-    INSTANTIATE_TEST_SUITE_P(Contract, suite, ::testing::ValuesIn(::xfer::test::contract::backends_under_test()), \
+#define XFER_CONTRACT_SUITE(suite)                                                                                     \
+    INSTANTIATE_TEST_SUITE_P(Contract, suite, ::testing::ValuesIn(::xfer::test::contract::backends_under_test()),      \
                              ::xfer::test::contract::backend_test_name)

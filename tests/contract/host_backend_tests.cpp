@@ -2,11 +2,6 @@
 // What only the host backend promises, on top of the contract suite (tests/contract): its
 // device_memory parameter, its device description, and that a throwing host function is
 // reported instead of ending the stream's worker thread.
-#include <xfer/xfer.h>
-
-#include <gtest/gtest.h>
-#include <xfer_test/support.hpp>
-
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,10 +10,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
-#include <mutex>
 #include <thread>
+
+#include <gtest/gtest.h>
+
+#include <xfer/xfer.h>
+#include <xfer_test/support.hpp>
 
 namespace {
 
@@ -195,8 +195,7 @@ TEST(HostBackend, ThrowingHostFunctionIsReportedAndTheWorkerSurvives) {
     ASSERT_XFER_OK(xfer_alloc(ctx, 4096, 0, &b));
     ASSERT_XFER_OK(xfer_stream_launch_host_func(s, throw_from_host_fn, nullptr));
     EXPECT_EQ(xfer_stream_synchronize(s), XFER_ERROR_BACKEND);
-    EXPECT_NE(std::string(xfer_last_error()).find("boom from a host function"), std::string::npos)
-        << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("boom from a host function"), std::string::npos) << xfer_last_error();
     // Reported once; the worker is alive and the stream works on.
     EXPECT_XFER_OK(xfer_stream_synchronize(s));
     auto *host = static_cast<unsigned char *>(xfer_host_ptr(b));
@@ -294,7 +293,7 @@ int host_device_count() {
 }
 
 TEST(HostBackend, DevicesParameterSetsTheDeviceCount) {
-    EXPECT_EQ(host_device_count(), 1);  // the declared default
+    EXPECT_EQ(host_device_count(), 1); // the declared default
     ScopedDevices devices("4");
     EXPECT_EQ(host_device_count(), 4);
     xfer_context last = nullptr;
@@ -326,4 +325,4 @@ TEST(HostBackend, DevicesBelowOneIsAConfigurationError) {
     EXPECT_NE(std::string(xfer_last_error()).find("XFER_HOST_DEVICES"), std::string::npos) << xfer_last_error();
 }
 
-}  // namespace
+} // namespace

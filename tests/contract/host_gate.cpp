@@ -37,4 +37,4 @@ void HostGate::wait_here(void *self) {
 
 void sleep_ms_host_fn(void *ms) { std::this_thread::sleep_for(std::chrono::milliseconds(*static_cast<int *>(ms))); }
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract

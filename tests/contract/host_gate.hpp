@@ -4,16 +4,16 @@
 // runs them through cudaLaunchHostFunc).
 #pragma once
 
-#include <xfer/xfer.h>
-
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
 
+#include <xfer/xfer.h>
+
 namespace xfer::test::contract {
 
 class HostGate {
-public:
+  public:
     // Queues the gate on `s`: work queued after it waits until open() (or until `limit` passes,
     // so a broken backend makes a test fail instead of hang; timed_out() then says so).
     xfer_status block(xfer_stream s);
@@ -24,7 +24,7 @@ public:
 
     static constexpr std::chrono::seconds limit{30};
 
-private:
+  private:
     static void wait_here(void *self);
 
     std::mutex mutex_;
@@ -37,4 +37,4 @@ private:
 // A host function that sleeps `*static_cast<int *>(ms)` milliseconds.
 void sleep_ms_host_fn(void *ms);
 
-}  // namespace xfer::test::contract
+} // namespace xfer::test::contract

@@ -42,11 +42,10 @@ TEST_P(AsyncCopy, CopyAsyncReturnsBeforeTheCopyIsDone) {
     EXPECT_TRUE(same_bytes(data, device));
 }
 
-INSTANTIATE_TEST_SUITE_P(Contract, AsyncCopy, ::testing::ValuesIn(async_copy_backends_under_test()),
-                         backend_test_name);
+INSTANTIATE_TEST_SUITE_P(Contract, AsyncCopy, ::testing::ValuesIn(async_copy_backends_under_test()), backend_test_name);
 // A machine where no backend under test has the cap (e.g. only pageable was asked for) runs
 // none of these; that is not an error.
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(AsyncCopy);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -2,13 +2,12 @@
 // Proves which backends the suite ran on. On the GPU machine CI sets
 // XFER_TEST_BACKENDS=host,pageable,pinned,managed,zerocopy: a backend that failed to load must
 // fail the run here instead of silently shrinking the suite.
-#include "contract_backends.hpp"
-
-#include <xfer/xfer.h>
+#include <algorithm>
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
+#include "contract_backends.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::test::contract {
 namespace {
@@ -17,9 +16,9 @@ TEST(BackendSelection, EveryRequestedBackendIsAvailable) {
     const auto &selected = backends_under_test();
     for (const std::string &name : requested_backends()) {
         const bool selected_for_test = std::find(selected.begin(), selected.end(), name) != selected.end();
-        EXPECT_TRUE(selected_for_test)
-            << "XFER_TEST_BACKENDS names '" << name << "', which is not available here. Found:\n"
-            << describe_found_backends();
+        EXPECT_TRUE(selected_for_test) << "XFER_TEST_BACKENDS names '" << name
+                                       << "', which is not available here. Found:\n"
+                                       << describe_found_backends();
     }
 }
 
@@ -53,5 +52,5 @@ TEST(BackendSelection, EveryBackendUnderTestIsListedAsAvailable) {
     }
 }
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

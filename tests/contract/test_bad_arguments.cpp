@@ -3,17 +3,17 @@
 // and flag values, misuse of events, batches with a bad entry, out of memory, unknown
 // backends and devices. Each gets its specific status and a message that names the problem;
 // afterwards the same objects still work.
-#include "contract_fixture.hpp"
-
 #include <cstdint>
 #include <limits>
 #include <string>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
 
 class BadArguments : public ContractTest {
-protected:
+  protected:
     void SetUp() override {
         ContractTest::SetUp();
         if (HasFatalFailure()) {
@@ -78,8 +78,7 @@ TEST_P(BadArguments, RangePastTheEndOfTheBuffer) {
     ASSERT_XFER_OK(xfer_copy(buf_, XFER_TO_DEVICE, 0, kBytes));
     const Bytes other = random_bytes(kBytes, 702);
     write_host(buf_, 0, other);
-    EXPECT_XFER_FAILS(xfer_copy_async(buf_, XFER_TO_DEVICE, kBytes, 1, stream_), XFER_ERROR_OUT_OF_BOUNDS,
-                      {"offset"});
+    EXPECT_XFER_FAILS(xfer_copy_async(buf_, XFER_TO_DEVICE, kBytes, 1, stream_), XFER_ERROR_OUT_OF_BOUNDS, {"offset"});
     EXPECT_XFER_FAILS(xfer_copy_async(buf_, XFER_TO_DEVICE, kBytes - 10, 11, stream_), XFER_ERROR_OUT_OF_BOUNDS,
                       {"offset"});
     EXPECT_XFER_FAILS(xfer_copy_async(buf_, XFER_TO_HOST, 0, kBytes + 1, stream_), XFER_ERROR_OUT_OF_BOUNDS,
@@ -226,9 +225,8 @@ TEST_P(BadArguments, MemcpyWithNullPointerOrUnknownKind) {
     EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, &dst, nullptr, sizeof dst, XFER_COPY_HOST_TO_HOST, stream_),
                       XFER_ERROR_INVALID_ARGUMENT, {"src", "NULL"});
     for (int kind : {5, 42, 0x7ffffffe}) {
-        EXPECT_XFER_FAILS(
-            xfer_memcpy_async(ctx_, &dst, &src, sizeof dst, static_cast<xfer_copy_kind>(kind), stream_),
-            XFER_ERROR_INVALID_ARGUMENT, {"kind"})
+        EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, &dst, &src, sizeof dst, static_cast<xfer_copy_kind>(kind), stream_),
+                          XFER_ERROR_INVALID_ARGUMENT, {"kind"})
             << "kind " << kind;
     }
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
@@ -344,5 +342,5 @@ TEST_P(BadArguments, DeviceIndexOutOfRange) {
 
 XFER_CONTRACT_SUITE(BadArguments);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -2,15 +2,15 @@
 // Handles that are NULL, released, never created, of the wrong kind or of another context:
 // each call gets XFER_ERROR_INVALID_HANDLE with a message naming the kind of handle, and the
 // objects the test still holds keep working afterwards.
-#include "contract_fixture.hpp"
-
 #include <cstdint>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
 
 class BadHandles : public ContractTest {
-protected:
+  protected:
     void SetUp() override {
         ContractTest::SetUp();
         if (HasFatalFailure()) {
@@ -229,5 +229,5 @@ TEST_P(BadHandles, ObjectsOfAnotherContext) {
 
 XFER_CONTRACT_SUITE(BadHandles);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

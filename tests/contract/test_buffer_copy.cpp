@@ -3,9 +3,9 @@
 // and of awkward sizes. Each test is valid on every backend: where host and device view are
 // one memory (XFER_CAP_SHARED_VIEW) the expected contents follow that memory, and the copy
 // must still keep the data intact.
-#include "contract_fixture.hpp"
-
 #include <cstring>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -85,7 +85,7 @@ TEST_P(BufferCopy, PartialCopyToHostChangesOnlyItsRange) {
     const Bytes on_device = random_bytes(bytes, 31);
     const Bytes on_host = random_bytes(bytes, 32);
     ASSERT_TRUE(write_device(b, 0, on_device));
-    write_host(b, 0, on_host);  // one view: this overwrites the device bytes too
+    write_host(b, 0, on_host); // one view: this overwrites the device bytes too
     ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_HOST, offset, length, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
@@ -156,5 +156,5 @@ TEST_P(BufferCopy, AllocationHintsAreAccepted) {
 
 XFER_CONTRACT_SUITE(BufferCopy);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

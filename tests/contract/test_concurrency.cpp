@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Several threads using one context at once, each with its own stream and buffer.
-#include "contract_fixture.hpp"
-
 #include <thread>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -74,5 +74,5 @@ TEST_P(Concurrency, ThreadsShareOneStream) {
 
 XFER_CONTRACT_SUITE(Concurrency);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Contexts, device information, versions and status names.
-#include "contract_fixture.hpp"
-
 #include <cstring>
 #include <string>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -78,5 +78,5 @@ TEST_P(Context, StatusStringsNameTheStatus) {
 
 XFER_CONTRACT_SUITE(Context);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

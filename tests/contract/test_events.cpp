@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Events: completion, re-recording, elapsed time, and ordering between streams.
-#include "contract_fixture.hpp"
-
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <thread>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -129,8 +129,9 @@ TEST_P(Events, StreamWaitsForAnEventRecordedOnAnotherStream) {
     ASSERT_NE(done, nullptr);
     ASSERT_NE(buf, nullptr);
     const Bytes stale = random_bytes(bytes, 401);
-    ASSERT_TRUE(write_device(buf, 0, stale));  // one view: this is the host view as well
-    auto &writer = keep<LateWriter>(LateWriter{static_cast<unsigned char *>(xfer_host_ptr(buf)), random_bytes(bytes, 402)});
+    ASSERT_TRUE(write_device(buf, 0, stale)); // one view: this is the host view as well
+    auto &writer =
+        keep<LateWriter>(LateWriter{static_cast<unsigned char *>(xfer_host_ptr(buf)), random_bytes(bytes, 402)});
     auto &seen = keep<Bytes>(bytes);
 
     ASSERT_XFER_OK(xfer_stream_launch_host_func(a, sleep_then_write, &writer));
@@ -178,5 +179,5 @@ TEST_P(Events, WaitHoldsTheStreamUntilTheRecordCompletes) {
 
 XFER_CONTRACT_SUITE(Events);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -129,5 +129,5 @@ TEST_P(Lifetime, CloseReleasesLiveObjectsAndInvalidatesTheirHandles) {
 
 XFER_CONTRACT_SUITE(Lifetime);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

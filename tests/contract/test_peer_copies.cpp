@@ -4,17 +4,17 @@
 // emulated devices (XFER_HOST_DEVICES, read at every xfer_open), so every test runs in CI;
 // a CUDA backend needs two GPUs for the copies and skips them with one, while the bad-input
 // tests that need a single device (same device, closed context) run everywhere.
-#include "contract_fixture.hpp"
-
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
 
 class PeerCopy : public ContractTest {
-protected:
+  protected:
     void SetUp() override {
         // Before the fixture opens ctx_: the host backend's device count is read at xfer_open.
         if (backend() == "host") {
@@ -66,7 +66,8 @@ protected:
             const xfer_status waited = xfer_stream_destroy(s);
             st = st != XFER_SUCCESS ? st : waited;
         }
-        if (st != XFER_SUCCESS) return ::testing::AssertionFailure() << xfer_status_string(st) << ": " << xfer_last_error();
+        if (st != XFER_SUCCESS)
+            return ::testing::AssertionFailure() << xfer_status_string(st) << ": " << xfer_last_error();
         return ::testing::AssertionSuccess();
     }
 
@@ -82,25 +83,26 @@ protected:
             const xfer_status waited = xfer_stream_destroy(s);
             st = st != XFER_SUCCESS ? st : waited;
         }
-        if (st != XFER_SUCCESS) return ::testing::AssertionFailure() << xfer_status_string(st) << ": " << xfer_last_error();
+        if (st != XFER_SUCCESS)
+            return ::testing::AssertionFailure() << xfer_status_string(st) << ": " << xfer_last_error();
         *out = std::move(data);
         return ::testing::AssertionSuccess();
     }
 
     xfer_context peer_ = nullptr;
 
-private:
-    std::optional<EnvGuard> host_devices_;  // restored after the fixture closed its context
+  private:
+    std::optional<EnvGuard> host_devices_; // restored after the fixture closed its context
 };
 
-#define REQUIRE_TWO_DEVICES()                                                                 \
-    do {                                                                                      \
-        if (!open_peer()) GTEST_SKIP() << "backend " << backend() << " has fewer than 2 devices"; \
+#define REQUIRE_TWO_DEVICES()                                                                                          \
+    do {                                                                                                               \
+        if (!open_peer()) GTEST_SKIP() << "backend " << backend() << " has fewer than 2 devices";                      \
     } while (0)
 
 TEST_P(PeerCopy, RawCopyBothDirectionsOnEitherStream) {
     REQUIRE_TWO_DEVICES();
-    const std::size_t bytes = (8 << 20) + 3;  // not a multiple of anything
+    const std::size_t bytes = (8 << 20) + 3; // not a multiple of anything
     xfer_buffer a = alloc(bytes);
     xfer_buffer b = alloc_on(peer_, bytes);
     ASSERT_NE(a, nullptr);
@@ -188,7 +190,7 @@ TEST_P(PeerCopy, FreeingEitherBufferWithTheCopyQueuedIsDeferred) {
     HostGate &gate = new_gate();
     ASSERT_XFER_OK(gate.block(stream_));
     ASSERT_XFER_OK(xfer_copy_peer_async(dst, 0, src, 0, bytes, stream_));
-    gate.open();  // before the frees: a backend whose free waits for queued work must not deadlock
+    gate.open(); // before the frees: a backend whose free waits for queued work must not deadlock
     EXPECT_XFER_OK(xfer_free(src));
     EXPECT_XFER_OK(xfer_free(dst));
     EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
@@ -224,7 +226,7 @@ TEST_P(PeerCopy, SameDeviceIsRefused) {
     EXPECT_XFER_FAILS(xfer_copy_peer_async(b, 0, a, 0, 4096, stream_), XFER_ERROR_INVALID_ARGUMENT, {"device 0"});
     int can = -1;
     EXPECT_XFER_FAILS(xfer_device_can_access_peer(ctx_, same, &can), XFER_ERROR_INVALID_ARGUMENT, {"device 0"});
-    EXPECT_EQ(can, -1);  // output untouched on failure
+    EXPECT_EQ(can, -1); // output untouched on failure
     // Nothing was queued: b still holds its bytes.
     EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
     Bytes got;
@@ -256,8 +258,10 @@ TEST_P(PeerCopy, BuffersOfAClosedContextAreRefused) {
     ASSERT_NE(b, nullptr);
     ASSERT_XFER_OK(xfer_close(peer_));
     peer_ = nullptr;
-    EXPECT_XFER_FAILS(xfer_copy_peer_async(b, 0, a, 0, 4096, stream_), XFER_ERROR_INVALID_HANDLE, {"dst", "not a live"});
-    EXPECT_XFER_FAILS(xfer_copy_peer_async(a, 0, b, 0, 4096, stream_), XFER_ERROR_INVALID_HANDLE, {"src", "not a live"});
+    EXPECT_XFER_FAILS(xfer_copy_peer_async(b, 0, a, 0, 4096, stream_), XFER_ERROR_INVALID_HANDLE,
+                      {"dst", "not a live"});
+    EXPECT_XFER_FAILS(xfer_copy_peer_async(a, 0, b, 0, 4096, stream_), XFER_ERROR_INVALID_HANDLE,
+                      {"src", "not a live"});
 }
 
 TEST_P(PeerCopy, BadArgumentsLeaveTheDestinationIntact) {
@@ -330,5 +334,5 @@ TEST_P(PeerCopy, ContextOfAnotherBackendIsRefused) {
 
 XFER_CONTRACT_SUITE(PeerCopy);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // xfer_memcpy_async with every kind, and xfer_memcpy_batch_async. Device pointers are buffers'
 // device views, so the same code reaches real device memory on CUDA backends.
-#include "contract_fixture.hpp"
-
 #include <algorithm>
 #include <numeric>
 #include <random>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -44,8 +44,8 @@ TEST_P(RawCopy, DeviceToDevice) {
     const Bytes data = random_bytes(bytes, 103);
     ASSERT_TRUE(write_device(from, 0, data));
     ASSERT_TRUE(write_device(to, 0, random_bytes(bytes, 104)));
-    ASSERT_XFER_OK(
-        xfer_memcpy_async(ctx_, xfer_device_ptr(to), xfer_device_ptr(from), bytes, XFER_COPY_DEVICE_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(to), xfer_device_ptr(from), bytes,
+                                     XFER_COPY_DEVICE_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
     Bytes device;
     ASSERT_TRUE(read_device(to, 0, bytes, &device));
@@ -89,7 +89,7 @@ TEST_P(RawCopy, BatchOf257CopiesOfRandomSizes) {
     for (std::size_t i = 0; i < count; ++i) {
         sizes[i] = 1 + rng() % 5000;
         offsets[i] = total;
-        total += sizes[i] + rng() % 64;  // gaps between the pieces must stay untouched
+        total += sizes[i] + rng() % 64; // gaps between the pieces must stay untouched
     }
     xfer_buffer b = alloc(total);
     ASSERT_NE(b, nullptr);
@@ -111,8 +111,8 @@ TEST_P(RawCopy, BatchOf257CopiesOfRandomSizes) {
         lens.push_back(sizes[i]);
         std::copy(src.begin() + offsets[i], src.begin() + offsets[i] + sizes[i], expected.begin() + offsets[i]);
     }
-    ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, dsts.data(), srcs.data(), lens.data(), count,
-                                           XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_batch_async(ctx_, dsts.data(), srcs.data(), lens.data(), count, XFER_COPY_HOST_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
     Bytes device_now;
     ASSERT_TRUE(read_device(b, 0, total, &device_now));
@@ -154,5 +154,5 @@ TEST_P(RawCopy, BatchIsOrderedAfterEarlierWork) {
 
 XFER_CONTRACT_SUITE(RawCopy);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

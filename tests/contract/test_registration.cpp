@@ -3,19 +3,19 @@
 // backend keeps the books only; CUDA backends page-lock with cudaHostRegister), and
 // xfer_memcpy_batch_async batches that the CUDA backends pack (small entries of mixed sizes,
 // random scatter without overlaps, both directions, pageable and registered host memory).
-#include "contract_fixture.hpp"
-
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
 #include <random>
 #include <thread>
 
+#include "contract_fixture.hpp"
+
 namespace xfer::test::contract {
 namespace {
 
 class Registration : public ContractTest {
-protected:
+  protected:
     xfer_registration_stats stats() {
         xfer_registration_stats s{};
         EXPECT_XFER_OK(xfer_registration_get_stats(ctx_, &s));
@@ -25,7 +25,8 @@ protected:
 
 // Page-aligned memory the test owns (std::aligned_alloc needs a multiple of the alignment).
 struct UserMemory {
-    explicit UserMemory(std::size_t n) : bytes(n), data(static_cast<unsigned char *>(std::aligned_alloc(4096, round(n)))) {}
+    explicit UserMemory(std::size_t n)
+        : bytes(n), data(static_cast<unsigned char *>(std::aligned_alloc(4096, round(n)))) {}
     ~UserMemory() { std::free(data); }
     static std::size_t round(std::size_t n) { return (n + 4095) / 4096 * 4096; }
     std::size_t bytes;
@@ -60,10 +61,12 @@ TEST_P(Registration, RegisterCopyUnregisterRoundTrips) {
 TEST_P(Registration, SameRangeTwiceIsInvalidStateAndKeepsTheFirst) {
     UserMemory user(1u << 20);
     ASSERT_XFER_OK(xfer_register(ctx_, user.data, user.bytes, XFER_REGISTER_DEFAULT));
-    EXPECT_EQ(xfer_register(ctx_, user.data, user.bytes, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_STATE) << xfer_last_error();
+    EXPECT_EQ(xfer_register(ctx_, user.data, user.bytes, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_STATE)
+        << xfer_last_error();
     EXPECT_NE(std::string(xfer_last_error()).find("already registered"), std::string::npos) << xfer_last_error();
     // An overlapping range (inside the first) is refused the same way.
-    EXPECT_EQ(xfer_register(ctx_, user.data + 4096, 4096, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_STATE) << xfer_last_error();
+    EXPECT_EQ(xfer_register(ctx_, user.data + 4096, 4096, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_STATE)
+        << xfer_last_error();
     EXPECT_EQ(stats().registered_ranges, 1u);
     ASSERT_XFER_OK(xfer_unregister(ctx_, user.data));
     // Unregistered twice: no longer a registered range.
@@ -88,11 +91,14 @@ TEST_P(Registration, ReadOnlyRangeCopiesToTheDevice) {
 
 TEST_P(Registration, BadArgumentsLeaveNothingRegistered) {
     UserMemory user(8192);
-    EXPECT_EQ(xfer_register(ctx_, nullptr, 8192, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_ARGUMENT) << xfer_last_error();
+    EXPECT_EQ(xfer_register(ctx_, nullptr, 8192, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_ARGUMENT)
+        << xfer_last_error();
     EXPECT_EQ(xfer_register(ctx_, user.data, 0, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_SIZE) << xfer_last_error();
     EXPECT_EQ(xfer_register(ctx_, user.data, 8192, 0x80u), XFER_ERROR_INVALID_ARGUMENT) << xfer_last_error();
-    EXPECT_EQ(xfer_register(ctx_, user.data, SIZE_MAX, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_SIZE) << xfer_last_error();
-    EXPECT_EQ(xfer_register(nullptr, user.data, 8192, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_HANDLE) << xfer_last_error();
+    EXPECT_EQ(xfer_register(ctx_, user.data, SIZE_MAX, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_SIZE)
+        << xfer_last_error();
+    EXPECT_EQ(xfer_register(nullptr, user.data, 8192, XFER_REGISTER_DEFAULT), XFER_ERROR_INVALID_HANDLE)
+        << xfer_last_error();
     EXPECT_EQ(xfer_unregister(ctx_, nullptr), XFER_ERROR_INVALID_ARGUMENT) << xfer_last_error();
     EXPECT_EQ(xfer_unregister(ctx_, user.data), XFER_ERROR_INVALID_ARGUMENT) << xfer_last_error();
     EXPECT_EQ(xfer_registration_get_stats(ctx_, nullptr), XFER_ERROR_INVALID_ARGUMENT) << xfer_last_error();
@@ -143,8 +149,9 @@ TEST_P(Registration, ManyThreadsCopyFromOneRegisteredRange) {
         // Every byte a thread copied is the source's byte at the same offset.
         Bytes back(bytes / 2);
         const std::size_t off = static_cast<std::size_t>(t) * 4099 % (bytes / 2);
-        ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), static_cast<unsigned char *>(xfer_device_ptr(buffers[t])) + off,
-                                         back.size(), XFER_COPY_DEVICE_TO_HOST, stream_));
+        ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(),
+                                         static_cast<unsigned char *>(xfer_device_ptr(buffers[t])) + off, back.size(),
+                                         XFER_COPY_DEVICE_TO_HOST, stream_));
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
         EXPECT_TRUE(same_bytes(src.data() + off, back.data(), back.size())) << "thread " << t;
     }
@@ -154,7 +161,7 @@ TEST_P(Registration, ManyThreadsCopyFromOneRegisteredRange) {
 // ---------------------------------------------------------------- packed batches
 
 class PackedBatch : public ContractTest {
-protected:
+  protected:
     // `count` entries of sizes 1 B .. max_entry (mixed, some above the CUDA backends' default
     // pack threshold of 32 KiB), scattered at random non-overlapping places of a device buffer
     // and of host memory `host`; H2D then D2H into fresh host memory, compared byte for byte.
@@ -266,5 +273,5 @@ TEST_P(PackedBatch, FourThousandPagesEachWay) {
 XFER_CONTRACT_SUITE(Registration);
 XFER_CONTRACT_SUITE(PackedBatch);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams: completion queries, host functions in stream order, native handles, destruction.
 // Host functions stand in for kernels: they run on every backend (cudaLaunchHostFunc on CUDA).
-#include "contract_fixture.hpp"
-
 #include <atomic>
 #include <chrono>
 #include <mutex>
 #include <thread>
+
+#include "contract_fixture.hpp"
 
 namespace xfer::test::contract {
 namespace {
@@ -59,7 +59,7 @@ TEST_P(Streams, HostFunctionsRunInStreamOrder) {
     write_host(b, 0, random_bytes(4096, 201));
     for (int i = 0; i < count; ++i) {
         ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, append_to_log, &entries[i]));
-        if (i % 10 == 0) {  // copies in between must not reorder anything
+        if (i % 10 == 0) { // copies in between must not reorder anything
             ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, 4096, stream_));
         }
     }
@@ -153,7 +153,7 @@ TEST_P(Streams, ManyStreamsWorkSideBySide) {
         data.push_back(random_bytes(65536 + i, 300 + i));
         write_host(buffers.back(), 0, data.back());
     }
-    for (int i = 0; i < count; ++i) {  // all queued first, then all synchronised
+    for (int i = 0; i < count; ++i) { // all queued first, then all synchronised
         ASSERT_XFER_OK(xfer_copy_async(buffers[i], XFER_TO_DEVICE, 0, data[i].size(), streams[i]));
     }
     for (int i = 0; i < count; ++i) {
@@ -167,5 +167,5 @@ TEST_P(Streams, ManyStreamsWorkSideBySide) {
 
 XFER_CONTRACT_SUITE(Streams);
 
-}  // namespace
-}  // namespace xfer::test::contract
+} // namespace
+} // namespace xfer::test::contract

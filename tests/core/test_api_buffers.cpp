@@ -11,7 +11,7 @@ using namespace xfer::test;
 namespace {
 
 class Buffers : public CoreTest {
-protected:
+  protected:
     void SetUp() override {
         ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &ctx));
         ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &stream));
@@ -64,7 +64,8 @@ TEST_F(Buffers, AllocValidatesArgumentsBeforeTheBackend) {
     EXPECT_STREQ(xfer_last_error(), "xfer_alloc: bytes is 0");
     EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_alloc(ctx, 16, 0x10, &buf));
     EXPECT_NE(std::string(xfer_last_error()).find("unknown bits 0x10"), std::string::npos) << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_alloc(ctx, 16, XFER_ALLOC_PREFER_DEVICE | XFER_ALLOC_PREFER_HOST, &buf));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_alloc(ctx, 16, XFER_ALLOC_PREFER_DEVICE | XFER_ALLOC_PREFER_HOST, &buf));
     EXPECT_NE(std::string(xfer_last_error()).find("exclude each other"), std::string::npos);
     EXPECT_EQ(buf, nullptr);
     EXPECT_EQ(mockfull_calls(), calls);
@@ -77,7 +78,8 @@ TEST_F(Buffers, OutOfMemoryCarriesTheBackendMessageAndContextStaysUsable) {
     xfer_buffer buf = nullptr;
     EXPECT_XFER(XFER_ERROR_OUT_OF_MEMORY, xfer_alloc(ctx, std::size_t(1) << 50, 0, &buf));
     EXPECT_EQ(buf, nullptr);
-    EXPECT_NE(std::string(xfer_last_error()).find("malloc(1125899906842624 bytes)"), std::string::npos) << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("malloc(1125899906842624 bytes)"), std::string::npos)
+        << xfer_last_error();
     EXPECT_EQ(mockfull_live(), live);
     ASSERT_XFER(XFER_SUCCESS, xfer_alloc(ctx, 32, 0, &buf));
     EXPECT_XFER(XFER_SUCCESS, xfer_free(buf));
@@ -90,8 +92,9 @@ TEST_F(Buffers, BackendFailureWithoutMessageGetsAGenericOne) {
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &failing));
     xfer_buffer buf = nullptr;
     EXPECT_XFER(XFER_ERROR_BACKEND, xfer_alloc(failing, 16, 0, &buf));
-    EXPECT_STREQ(xfer_last_error(),
-                 "xfer_alloc: backend 'mockfull' failed in its buffer_alloc entry with XFER_ERROR_BACKEND and gave no message");
+    EXPECT_STREQ(
+        xfer_last_error(),
+        "xfer_alloc: backend 'mockfull' failed in its buffer_alloc entry with XFER_ERROR_BACKEND and gave no message");
     EXPECT_EQ(buf, nullptr);
     EXPECT_XFER(XFER_SUCCESS, xfer_close(failing));
 }
@@ -105,7 +108,8 @@ TEST_F(Buffers, CopyValidatesDirectionSizeAndBounds) {
     EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_copy_async(buf, static_cast<xfer_direction>(0), 0, 1, stream));
     EXPECT_XFER(XFER_ERROR_INVALID_SIZE, xfer_copy(buf, XFER_TO_DEVICE, 0, 0));
     EXPECT_STREQ(xfer_last_error(), "xfer_copy: bytes is 0");
-    EXPECT_XFER(XFER_ERROR_INVALID_SIZE, xfer_copy_async(buf, XFER_TO_DEVICE, std::numeric_limits<std::size_t>::max(), 2, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_SIZE,
+                xfer_copy_async(buf, XFER_TO_DEVICE, std::numeric_limits<std::size_t>::max(), 2, stream));
     EXPECT_NE(std::string(xfer_last_error()).find("overflows"), std::string::npos) << xfer_last_error();
     EXPECT_XFER(XFER_ERROR_OUT_OF_BOUNDS, xfer_copy(buf, XFER_TO_HOST, 50, 51));
     EXPECT_STREQ(xfer_last_error(), "xfer_copy: offset 50 + bytes 51 = 101 is past the end of the 100-byte buffer");
@@ -125,7 +129,7 @@ TEST_F(Buffers, CloseReleasesEverythingStillOwned) {
     for (auto &b : bufs) ASSERT_XFER(XFER_SUCCESS, xfer_alloc(c, 64, 0, &b));
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(c, &s));
     ASSERT_XFER(XFER_SUCCESS, xfer_event_create(c, 0, &e));
-    ASSERT_XFER(XFER_SUCCESS, xfer_copy(bufs[0], XFER_TO_DEVICE, 0, 64));  // creates the internal stream
+    ASSERT_XFER(XFER_SUCCESS, xfer_copy(bufs[0], XFER_TO_DEVICE, 0, 64)); // creates the internal stream
     ASSERT_XFER(XFER_SUCCESS, xfer_free(bufs[1]));
     // context + 2 buffers + user stream + internal stream + event
     EXPECT_EQ(mockfull_live(), live_before_open + 6);
@@ -205,24 +209,31 @@ TEST_F(Buffers, BatchValidationNamesTheBadIndexAndQueuesNothing) {
     const void *srcs[3] = {a, a, a};
     std::size_t sizes[3] = {8, 8, 8};
     long calls = mockfull_calls();
-    EXPECT_XFER(XFER_ERROR_INVALID_SIZE, xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 0, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_SIZE,
+                xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 0, XFER_COPY_HOST_TO_HOST, stream));
     EXPECT_STREQ(xfer_last_error(), "xfer_memcpy_batch_async: count is 0");
     sizes[2] = 0;
-    EXPECT_XFER(XFER_ERROR_INVALID_SIZE, xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_SIZE,
+                xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
     EXPECT_STREQ(xfer_last_error(), "xfer_memcpy_batch_async: sizes[2] is 0");
     sizes[2] = 8;
     dsts[1] = nullptr;
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
     EXPECT_STREQ(xfer_last_error(), "xfer_memcpy_batch_async: dsts[1] is NULL");
     dsts[1] = c;
     srcs[2] = nullptr;
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_memcpy_batch_async(ctx, dsts, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
     EXPECT_STREQ(xfer_last_error(), "xfer_memcpy_batch_async: srcs[2] is NULL");
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_memcpy_batch_async(ctx, nullptr, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_memcpy_batch_async(ctx, dsts, nullptr, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
-    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_memcpy_batch_async(ctx, dsts, srcs, nullptr, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_memcpy_batch_async(ctx, nullptr, srcs, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_memcpy_batch_async(ctx, dsts, nullptr, sizes, 3, XFER_COPY_HOST_TO_HOST, stream));
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT,
+                xfer_memcpy_batch_async(ctx, dsts, srcs, nullptr, 3, XFER_COPY_HOST_TO_HOST, stream));
     EXPECT_EQ(mockfull_calls(), calls);
-    EXPECT_EQ(b[0], 0);  // nothing was copied
+    EXPECT_EQ(b[0], 0); // nothing was copied
     EXPECT_EQ(c[0], 0);
 }
 
@@ -261,4 +272,4 @@ TEST(StatusString, NamesEveryStatus) {
     }
 }
 
-}  // namespace
+} // namespace

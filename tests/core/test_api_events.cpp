@@ -7,7 +7,7 @@ using namespace xfer::test;
 namespace {
 
 class Events : public CoreTest {
-protected:
+  protected:
     void SetUp() override { open(); }
     void open() {
         ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &ctx));
@@ -87,4 +87,4 @@ TEST_F(Events, NotReadyIsReportedAndOutputUntouched) {
     EXPECT_EQ(ms, 7.0f);
 }
 
-}  // namespace
+} // namespace

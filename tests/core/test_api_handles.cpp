@@ -8,7 +8,7 @@ using namespace xfer::test;
 namespace {
 
 class Handles : public CoreTest {
-protected:
+  protected:
     void SetUp() override {
         ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &ctx));
         ASSERT_XFER(XFER_SUCCESS, xfer_alloc(ctx, 64, 0, &buf));
@@ -35,7 +35,8 @@ protected:
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_device_get_info(bad_ctx, &dinfo));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_create(bad_ctx, &out_stream));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_create(bad_ctx, 0, &out_event));
-        EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_memcpy_async(bad_ctx, bytes, bytes + 4, 4, XFER_COPY_HOST_TO_HOST, stream));
+        EXPECT_XFER(XFER_ERROR_INVALID_HANDLE,
+                    xfer_memcpy_async(bad_ctx, bytes, bytes + 4, 4, XFER_COPY_HOST_TO_HOST, stream));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(bad_buf));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_copy(bad_buf, XFER_TO_DEVICE, 0, 8));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_copy_async(bad_buf, XFER_TO_DEVICE, 0, 8, stream));
@@ -45,7 +46,8 @@ protected:
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_query(bad_stream));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_wait_event(bad_stream, event));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_wait_event(stream, bad_event));
-        EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_launch_host_func(bad_stream, [](void *) {}, nullptr));
+        EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_launch_host_func(
+                                                   bad_stream, [](void *) {}, nullptr));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_destroy(bad_event));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_record(bad_event, stream));
         EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_record(event, bad_stream));
@@ -83,14 +85,16 @@ TEST_F(Handles, GarbagePointerValues) {
     expect_all_rejected(reinterpret_cast<xfer_context>(&local), reinterpret_cast<xfer_buffer>(&local),
                         reinterpret_cast<xfer_stream>(~std::uintptr_t(0)), reinterpret_cast<xfer_event>(0xdeadbeef));
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(reinterpret_cast<xfer_buffer>(0x1234)));
-    EXPECT_NE(std::string(xfer_last_error()).find("is not an xfer buffer handle"), std::string::npos) << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("is not an xfer buffer handle"), std::string::npos)
+        << xfer_last_error();
 }
 
 TEST_F(Handles, WrongKindHandles) {
     expect_all_rejected(reinterpret_cast<xfer_context>(buf), reinterpret_cast<xfer_buffer>(stream),
                         reinterpret_cast<xfer_stream>(event), reinterpret_cast<xfer_event>(ctx));
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(reinterpret_cast<xfer_buffer>(stream)));
-    EXPECT_NE(std::string(xfer_last_error()).find("is a stream handle, not a buffer"), std::string::npos) << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("is a stream handle, not a buffer"), std::string::npos)
+        << xfer_last_error();
     // Still alive and usable afterwards.
     EXPECT_EQ(xfer_buffer_size(buf), 64u);
 }
@@ -118,7 +122,7 @@ TEST_F(Handles, FreedHandleStaysInvalidWhenItsSlotIsReused) {
     ASSERT_XFER(XFER_SUCCESS, xfer_alloc(ctx, 16, 0, &new_buf));
     EXPECT_NE(old_buf, new_buf);
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(old_buf));
-    EXPECT_EQ(xfer_buffer_size(new_buf), 16u);  // the double free did not touch the new buffer
+    EXPECT_EQ(xfer_buffer_size(new_buf), 16u); // the double free did not touch the new buffer
     EXPECT_XFER(XFER_SUCCESS, xfer_free(new_buf));
 }
 
@@ -149,14 +153,17 @@ TEST_F(Handles, ObjectsOfAnotherContextAreRefused) {
     char bytes[8] = {0};
     float ms = 0;
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_copy_async(buf, XFER_TO_DEVICE, 0, 8, other_stream));
-    EXPECT_NE(std::string(xfer_last_error()).find("belongs to another context"), std::string::npos) << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_memcpy_async(ctx, bytes, bytes + 4, 4, XFER_COPY_HOST_TO_HOST, other_stream));
+    EXPECT_NE(std::string(xfer_last_error()).find("belongs to another context"), std::string::npos)
+        << xfer_last_error();
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE,
+                xfer_memcpy_async(ctx, bytes, bytes + 4, 4, XFER_COPY_HOST_TO_HOST, other_stream));
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_wait_event(stream, other_event));
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_record(event, other_stream));
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_event_elapsed_ms(event, other_event, &ms));
-    EXPECT_NE(std::string(xfer_last_error()).find("belongs to another context"), std::string::npos) << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("belongs to another context"), std::string::npos)
+        << xfer_last_error();
     EXPECT_EQ(mockfull_calls(), calls);
     EXPECT_XFER(XFER_SUCCESS, xfer_close(other));
 }
 
-}  // namespace
+} // namespace

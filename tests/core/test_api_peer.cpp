@@ -2,11 +2,10 @@
 // The peer-copy API against mock plugins: validation the core does before any backend sees the
 // call (contexts of two backends), NOT_SUPPORTED from a backend without the ABI 1.2 entries,
 // and plugins built for plugin ABI 1.0 and 1.1 still loading under this 1.2 core.
-#include <xfer/xfer_backend.h>
-
 #include <cstring>
 
 #include "test_support.hpp"
+#include <xfer/xfer_backend.h>
 
 using namespace xfer::test;
 
@@ -29,7 +28,7 @@ TEST_F(PeerApi, ContextsOfTwoBackendsAreRefusedBeforeTheBackend) {
     int can = -1;
     EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_device_can_access_peer(b, a, &can));
     EXPECT_EQ(can, -1);
-    EXPECT_EQ(mockfull_calls(), calls);  // nothing reached the backend
+    EXPECT_EQ(mockfull_calls(), calls); // nothing reached the backend
     EXPECT_XFER(XFER_SUCCESS, xfer_stream_destroy(s));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(b));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(a));
@@ -43,7 +42,8 @@ void expect_no_peer_copies(const char *backend, xfer_context d0, xfer_context d1
     xfer_buffer b0 = nullptr, b1 = nullptr;
     ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d0, 64, XFER_ALLOC_DEFAULT, &b0));
     ASSERT_XFER(XFER_SUCCESS, xfer_alloc(d1, 64, XFER_ALLOC_DEFAULT, &b1));
-    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_memcpy_peer_async(d1, xfer_device_ptr(b1), d0, xfer_device_ptr(b0), 64, s));
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED,
+                xfer_memcpy_peer_async(d1, xfer_device_ptr(b1), d0, xfer_device_ptr(b0), 64, s));
     EXPECT_NE(std::string(xfer_last_error()).find("xfer_memcpy_peer_async"), std::string::npos) << xfer_last_error();
     EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_copy_peer_async(b1, 0, b0, 0, 64, s));
     int can = -1;
@@ -83,7 +83,7 @@ TEST_F(PeerApi, PluginOfAbi10LoadsAndHasNoPeerCopies) {
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"older"}));
     xfer_context d0 = nullptr, d1 = nullptr;
     ASSERT_NO_FATAL_FAILURE(open_older_plugin("older", 0, &d0, &d1));
-    expect_no_peer_copies("older", d0, d1);  // its 1.0 entries (buffers, streams) still work
+    expect_no_peer_copies("older", d0, d1); // its 1.0 entries (buffers, streams) still work
     EXPECT_XFER(XFER_SUCCESS, xfer_close(d1));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(d0));
 }
@@ -107,7 +107,9 @@ TEST_F(PeerApi, PluginOfAbi11LoadsWithRegistrationAndHasNoPeerCopies) {
 // the pointers exactly as given, and the backend's direct-access answer.
 TEST_F(PeerApi, DispatchPassesTheStreamsContextOffsetsAndAnswer) {
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"peer"}));
-    const auto last_stream_device = [] { return mock_counter("peer", "mockpeer", "xfer_mock_last_peer_stream_device"); };
+    const auto last_stream_device = [] {
+        return mock_counter("peer", "mockpeer", "xfer_mock_last_peer_stream_device");
+    };
     xfer_context d0 = nullptr, d1 = nullptr, d2 = nullptr;
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpeer", 0, &d0));
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpeer", 1, &d1));
@@ -146,4 +148,4 @@ TEST_F(PeerApi, DispatchPassesTheStreamsContextOffsetsAndAnswer) {
     for (xfer_context c : {d0, d1, d2}) EXPECT_XFER(XFER_SUCCESS, xfer_close(c));
 }
 
-}  // namespace
+} // namespace

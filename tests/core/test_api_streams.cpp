@@ -7,7 +7,7 @@ using namespace xfer::test;
 namespace {
 
 class Streams : public CoreTest {
-protected:
+  protected:
     void open(const char *backend) { ASSERT_XFER(XFER_SUCCESS, xfer_open(backend, 0, &ctx)); }
     void TearDown() override {
         if (ctx != nullptr) EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
@@ -54,7 +54,8 @@ TEST_F(Streams, HostFunctionRunsWithItsArgument) {
     xfer_stream s = nullptr;
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &s));
     int value = 0;
-    ASSERT_XFER(XFER_SUCCESS, xfer_stream_launch_host_func(s, [](void *p) { *static_cast<int *>(p) = 42; }, &value));
+    ASSERT_XFER(XFER_SUCCESS, xfer_stream_launch_host_func(
+                                  s, [](void *p) { *static_cast<int *>(p) = 42; }, &value));
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_synchronize(s));
     EXPECT_EQ(value, 42);
     EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_stream_launch_host_func(s, nullptr, &value));
@@ -67,7 +68,8 @@ TEST_F(Streams, MinimalBackendAnswersNotSupportedForOptionalEntries) {
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &s));
     EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_stream_query(s));
     EXPECT_STREQ(xfer_last_error(), "backend 'mock' does not implement xfer_stream_query");
-    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_stream_launch_host_func(s, [](void *) {}, nullptr));
+    EXPECT_XFER(XFER_ERROR_NOT_SUPPORTED, xfer_stream_launch_host_func(
+                                              s, [](void *) {}, nullptr));
     EXPECT_STREQ(xfer_last_error(), "backend 'mock' does not implement xfer_stream_launch_host_func");
     EXPECT_EQ(xfer_stream_native(s), nullptr);
     EXPECT_STREQ(xfer_last_error(), "backend 'mock' does not implement xfer_stream_native");
@@ -86,10 +88,10 @@ TEST_F(Streams, WaitEventOrdersAcrossStreams) {
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &a));
     ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &b));
     ASSERT_XFER(XFER_SUCCESS, xfer_event_create(ctx, XFER_EVENT_DISABLE_TIMING, &e));
-    EXPECT_XFER(XFER_SUCCESS, xfer_stream_wait_event(b, e));  // never recorded: a no-op
+    EXPECT_XFER(XFER_SUCCESS, xfer_stream_wait_event(b, e)); // never recorded: a no-op
     ASSERT_XFER(XFER_SUCCESS, xfer_event_record(e, a));
     EXPECT_XFER(XFER_SUCCESS, xfer_stream_wait_event(b, e));
     EXPECT_XFER(XFER_SUCCESS, xfer_stream_synchronize(b));
 }
 
-}  // namespace
+} // namespace

@@ -7,7 +7,7 @@ using namespace xfer::test;
 namespace {
 
 class BackendSelection : public CoreTest {
-protected:
+  protected:
     // The backend name of a freshly opened context (closed again), or "" with the failure.
     std::string opened_backend(const char *backend = nullptr, int device = -1, int *device_out = nullptr) {
         xfer_context ctx = nullptr;
@@ -59,7 +59,7 @@ TEST_F(BackendSelection, UnknownNameIsBackendNotFoundNamingIt) {
     EXPECT_EQ(ctx, nullptr);
     std::string m = xfer_last_error();
     EXPECT_NE(m.find("'warp_drive'"), std::string::npos) << m;
-    EXPECT_NE(m.find(plugin_dir("good")), std::string::npos) << m;  // where it looked
+    EXPECT_NE(m.find(plugin_dir("good")), std::string::npos) << m; // where it looked
     EnvGuard backend("XFER_BACKEND", "warp_drive");
     EXPECT_XFER(XFER_ERROR_BACKEND_NOT_FOUND, xfer_open(nullptr, 0, &ctx));
     EXPECT_NE(std::string(xfer_last_error()).find("'warp_drive'"), std::string::npos);
@@ -122,7 +122,7 @@ TEST_F(BackendSelection, DeviceComesFromEnvThenFileThenZero) {
         EXPECT_EQ(opened_backend("mockfull", -1, &device), "mockfull");
         EXPECT_EQ(device, 0);
     }
-    EXPECT_EQ(opened_backend("mockfull", 0, &device), "mockfull");  // an explicit index wins
+    EXPECT_EQ(opened_backend("mockfull", 0, &device), "mockfull"); // an explicit index wins
     EXPECT_EQ(device, 0);
     EnvGuard dev("XFER_DEVICE", "5");
     xfer_context ctx = nullptr;
@@ -138,4 +138,4 @@ TEST_F(BackendSelection, BadDeviceInEnvironmentIsConfigError) {
     EXPECT_NE(m.find("'abc'"), std::string::npos) << m;
 }
 
-}  // namespace
+} // namespace

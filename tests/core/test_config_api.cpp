@@ -55,7 +55,8 @@ void expect_config_error(std::initializer_list<std::string> parts, const char *b
     std::string open_message = xfer_last_error();
     EXPECT_XFER(XFER_ERROR_CONFIG, xfer_param_count(&count));
     EXPECT_XFER(XFER_ERROR_CONFIG, xfer_backend_count(&count));
-    for (const std::string &part : parts) EXPECT_NE(open_message.find(part), std::string::npos) << open_message << "\nmissing: " << part;
+    for (const std::string &part : parts)
+        EXPECT_NE(open_message.find(part), std::string::npos) << open_message << "\nmissing: " << part;
 }
 
 class ConfigApi : public CoreTest {};
@@ -88,7 +89,7 @@ TEST_F(ConfigApi, ListsTopLevelKeysThenBackendParamsWithDefaults) {
     EXPECT_EQ(chunk.source, XFER_PARAM_DEFAULT);
     EXPECT_EQ(rows["mockfull.verbose"].value, "0");
     EXPECT_EQ(rows["mockfull.threads"].value, "2");
-    EXPECT_EQ(rows.count("mock.chunk_size"), 0u);  // the minimal mock declares nothing
+    EXPECT_EQ(rows.count("mock.chunk_size"), 0u); // the minimal mock declares nothing
 }
 
 TEST_F(ConfigApi, DefaultsReachTheBackendInCanonicalForm) {
@@ -96,13 +97,12 @@ TEST_F(ConfigApi, DefaultsReachTheBackendInCanonicalForm) {
 }
 
 TEST_F(ConfigApi, FileValuesOverrideDefaultsAndEnvOverridesFile) {
-    TempFile conf(
-        "# test configuration\n"
-        "[mockfull]\n"
-        "chunk_size = 4KiB\n"
-        "threads = 16\n"
-        "verbose = yes\n"
-        "label = from file\n");
+    TempFile conf("# test configuration\n"
+                  "[mockfull]\n"
+                  "chunk_size = 4KiB\n"
+                  "threads = 16\n"
+                  "verbose = yes\n"
+                  "label = from file\n");
     EnvGuard config("XFER_CONFIG", conf.path());
     auto rows = params();
     EXPECT_EQ(rows["mockfull.chunk_size"].value, "4096");
@@ -249,10 +249,11 @@ TEST_F(ConfigApi, PluginPathKeyAddsFoldersAfterTheEnvironment) {
     EnvGuard config("XFER_CONFIG", conf.path());
     auto bad = find_backend("badabi");
     ASSERT_TRUE(bad);
-    EXPECT_TRUE(find_backend("mock"));  // XFER_PLUGIN_PATH is still searched first
+    EXPECT_TRUE(find_backend("mock")); // XFER_PLUGIN_PATH is still searched first
     auto rows = params();
     EXPECT_EQ(rows["plugin_path"].source, XFER_PARAM_ENV);
-    EXPECT_EQ(rows["plugin_path"].value.rfind(plugin_dir("good") + ":" + plugin_dir("abi"), 0), 0u) << rows["plugin_path"].value;
+    EXPECT_EQ(rows["plugin_path"].value.rfind(plugin_dir("good") + ":" + plugin_dir("abi"), 0), 0u)
+        << rows["plugin_path"].value;
     EXPECT_EQ(rows["plugin_path"].value.find("relative"), std::string::npos);
 }
 
@@ -278,4 +279,4 @@ TEST_F(ConfigApi, ParamInfoValidatesArguments) {
     EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_param_get_info(0, nullptr));
 }
 
-}  // namespace
+} // namespace

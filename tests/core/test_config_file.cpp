@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The INI parser: sections, comments, values, and errors that name the line.
-#include <gtest/gtest.h>
-
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "config_file.hpp"
 #include "error.hpp"
@@ -31,23 +31,22 @@ std::string parse_error(const std::string &text) {
 }
 
 TEST(ConfigFile, ReadsTopLevelKeysAndSectionsWithLineNumbers) {
-    ConfigFile f = parse(
-        "# a comment\n"
-        "backend = pinned   # inline comment\n"
-        "device=1\n"
-        "\n"
-        "[pageable]\n"
-        "  staging_threads = 8\n"
-        "chunk_size = 8MiB\n"
-        "[host]\n"
-        "label =\n");
+    ConfigFile f = parse("# a comment\n"
+                         "backend = pinned   # inline comment\n"
+                         "device=1\n"
+                         "\n"
+                         "[pageable]\n"
+                         "  staging_threads = 8\n"
+                         "chunk_size = 8MiB\n"
+                         "[host]\n"
+                         "label =\n");
     ASSERT_EQ(f.entries.size(), 5u);
     EXPECT_EQ(f.path, "test.conf");
     struct Expected {
         const char *section, *key, *value;
         int line;
     } expected[] = {
-        {"", "backend", "pinned", 2}, {"", "device", "1", 3}, {"pageable", "staging_threads", "8", 6},
+        {"", "backend", "pinned", 2},          {"", "device", "1", 3},   {"pageable", "staging_threads", "8", 6},
         {"pageable", "chunk_size", "8MiB", 7}, {"host", "label", "", 9},
     };
     for (std::size_t i = 0; i < f.entries.size(); ++i) {
@@ -114,4 +113,4 @@ TEST(ConfigFile, MissingFileIsAConfigErrorNamingIt) {
     }
 }
 
-}  // namespace
+} // namespace

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // The handle table: generations, kinds, garbage values, concurrent use.
-#include <gtest/gtest.h>
-
 #include <atomic>
 #include <random>
 #include <set>
 #include <thread>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 #include "handle_table.hpp"
 
@@ -43,7 +43,7 @@ TEST(HandleTable, FreedHandleStaysInvalidAfterSlotReuse) {
     EXPECT_FALSE(table.lookup(old_handle, &why));
     EXPECT_EQ(why, LookupError::stale);
     EXPECT_EQ(table.lookup(new_handle)->value, 2);
-    EXPECT_FALSE(table.take(old_handle, &why));  // must not free the new occupant
+    EXPECT_FALSE(table.take(old_handle, &why)); // must not free the new occupant
     EXPECT_EQ(why, LookupError::stale);
     EXPECT_EQ(table.lookup(new_handle)->value, 2);
 }
@@ -110,7 +110,7 @@ TEST(HandleTable, LookedUpObjectOutlivesConcurrentTake) {
     std::uint64_t h = table.insert(std::make_shared<Thing>(Thing{42}));
     auto held = table.lookup(h);
     ASSERT_TRUE(table.take(h));
-    EXPECT_EQ(held->value, 42);  // still alive through the shared_ptr
+    EXPECT_EQ(held->value, 42); // still alive through the shared_ptr
     EXPECT_EQ(held.use_count(), 1);
 }
 
@@ -136,7 +136,7 @@ TEST(HandleTable, ConcurrentInsertTakeLookupKeepsCountsExact) {
             }
             for (std::uint64_t h : mine) {
                 if (table.take(h)) ++taken;
-                if (table.take(h)) ++failures;  // a second take must fail
+                if (table.take(h)) ++failures; // a second take must fail
             }
         });
     }
@@ -146,4 +146,4 @@ TEST(HandleTable, ConcurrentInsertTakeLookupKeepsCountsExact) {
     EXPECT_EQ(table.size(), 0u);
 }
 
-}  // namespace
+} // namespace

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plugin discovery and loading through the C API, with mock plugins of every failure kind.
-#include <xfer/xfer_backend.h>
-
 #include "test_support.hpp"
+#include <xfer/xfer_backend.h>
 
 using namespace xfer::test;
 
@@ -260,7 +259,7 @@ TEST_F(PluginLoading, EveryEnumerationProbesAgainButLoadsOnce) {
     long calls = mockfull_calls();
     ASSERT_GE(calls, 1);
     ASSERT_TRUE(find_backend("mockfull"));
-    EXPECT_EQ(mockfull_calls(), calls + 1);  // exactly one more probe
+    EXPECT_EQ(mockfull_calls(), calls + 1); // exactly one more probe
 }
 
-}  // namespace
+} // namespace

@@ -2,10 +2,6 @@
 // Issue 10 (reliability and security), core side: plugin loading hardening (defects 2, 3),
 // writers against many readers (4), fork() (5), configuration input limits (6), blocking
 // calls from host functions (8). Each test failed (or hung) before its fix.
-#include <xfer/xfer.h>
-
-#include "test_support.hpp"
-
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -18,6 +14,9 @@
 #include <fstream>
 #include <thread>
 #include <vector>
+
+#include "test_support.hpp"
+#include <xfer/xfer.h>
 
 using namespace xfer::test;
 namespace fs = std::filesystem;
@@ -48,7 +47,7 @@ TEST_F(Reliability, PluginWithAnUnresolvedSymbolIsRefusedAtLoad) {
 
 // A private folder holding a copy of the good mock plugin under a new name.
 class PluginCopy {
-public:
+  public:
     explicit PluginCopy(const std::string &name) : holder_("", "placeholder") {
         dir_ = fs::path(holder_.dir()) / "plugins";
         fs::create_directory(dir_);
@@ -62,7 +61,7 @@ public:
     std::string file() const { return file_.string(); }
     std::string root() const { return holder_.dir(); }
 
-private:
+  private:
     TempFile holder_;
     fs::path dir_;
     fs::path file_;
@@ -72,7 +71,7 @@ TEST_F(Reliability, WritablePluginFoldersFilesAndOutsideLinksAreRefusedAndSaySo)
     PluginCopy copy("mock");
     EnvGuard path("XFER_PLUGIN_PATH", copy.dir());
     EnvGuard allow("XFER_PLUGIN_ALLOW_UNSAFE", std::nullopt);
-    ASSERT_EQ(reason_of("mock"), "");  // safe as copied
+    ASSERT_EQ(reason_of("mock"), ""); // safe as copied
 
     ::chmod(copy.dir().c_str(), 0777);
     std::string why = reason_of("mock");
@@ -105,7 +104,8 @@ TEST_F(Reliability, DefaultPluginFolderIsAbsoluteAndSurvivesChdir) {
         EXPECT_XFER(XFER_SUCCESS, xfer_param_count(&count));
         for (int i = 0; i < count; ++i) {
             xfer_param_info p{};
-            if (xfer_param_get_info(i, &p) == XFER_SUCCESS && std::string(p.name) == "plugin_path") return std::string(p.default_value);
+            if (xfer_param_get_info(i, &p) == XFER_SUCCESS && std::string(p.name) == "plugin_path")
+                return std::string(p.default_value);
         }
         return std::string();
     };
@@ -139,7 +139,8 @@ TEST_F(Reliability, WritersAreNotStarvedByManyReaders) {
         readers.emplace_back([&] {
             while (!stop.load(std::memory_order_relaxed)) {
                 if (xfer_buffer_size(b) != 64) std::abort();
-                if ((reads.fetch_add(1, std::memory_order_relaxed) & 1023) == 0 && std::chrono::steady_clock::now() > deadline) {
+                if ((reads.fetch_add(1, std::memory_order_relaxed) & 1023) == 0 &&
+                    std::chrono::steady_clock::now() > deadline) {
                     gave_up = true;
                     return;
                 }
@@ -271,11 +272,12 @@ TEST_F(Reliability, ConfigMustBeASmallRegularTextFile) {
     TempFile dir("", "unused");
     const std::string fifo = dir.dir() + "/fifo.conf";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(fifo));  // used to wait for a writer forever
-    EXPECT_NE(std::string(xfer_last_error()).find("a FIFO, not a regular file"), std::string::npos) << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(dir.dir()));  // used to read as empty
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(fifo)); // used to wait for a writer forever
+    EXPECT_NE(std::string(xfer_last_error()).find("a FIFO, not a regular file"), std::string::npos)
+        << xfer_last_error();
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(dir.dir())); // used to read as empty
     EXPECT_NE(std::string(xfer_last_error()).find("a directory"), std::string::npos) << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config("/dev/zero"));  // used to read until memory ran out
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config("/dev/zero")); // used to read until memory ran out
     EXPECT_NE(std::string(xfer_last_error()).find("character device"), std::string::npos) << xfer_last_error();
 
     const std::string big = dir.dir() + "/big.conf";
@@ -325,4 +327,4 @@ TEST_F(Reliability, BlockingCallsFromAHostFunctionAreRefusedAndChangeNothing) {
     EXPECT_EQ(mockfull_live(), 0);
 }
 
-}  // namespace
+} // namespace

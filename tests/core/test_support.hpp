@@ -3,11 +3,6 @@
 // mock's counters (status assertions, test data and EnvGuard come from tests/support).
 #pragma once
 
-#include <xfer/xfer.h>
-
-#include <gtest/gtest.h>
-#include <xfer_test/support.hpp>
-
 #include <dlfcn.h>
 #include <unistd.h>
 
@@ -17,6 +12,11 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <gtest/gtest.h>
+
+#include <xfer/xfer.h>
+#include <xfer_test/support.hpp>
 
 namespace xfer::test {
 
@@ -30,7 +30,7 @@ inline std::string plugin_path(std::initializer_list<const char *> folders) {
 
 // A file in a fresh temporary folder, removed with the object.
 class TempFile {
-public:
+  public:
     explicit TempFile(const std::string &contents, const std::string &name = "xfer.conf") {
         dir_ = std::filesystem::temp_directory_path() /
                ("xfer-core-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++));
@@ -45,7 +45,7 @@ public:
     const std::string &path() const { return path_; }
     std::string dir() const { return dir_.string(); }
 
-private:
+  private:
     static int &counter() {
         static int n = 0;
         return n;
@@ -57,7 +57,7 @@ private:
 // Every test starts from an environment with no xfer variable set, whatever the caller's
 // shell has, and with the plugin path pointing at the mock folders it names.
 class CoreTest : public ::testing::Test {
-protected:
+  protected:
     EnvGuard config_{"XFER_CONFIG", std::nullopt};
     EnvGuard backend_{"XFER_BACKEND", std::nullopt};
     EnvGuard device_{"XFER_DEVICE", std::nullopt};
@@ -68,10 +68,10 @@ protected:
 inline long mock_counter(const std::string &folder, const std::string &name, const char *symbol) {
     std::string file = plugin_dir(folder) + "/libxfer-backend-" + name + ".so";
     void *handle = ::dlopen(file.c_str(), RTLD_LAZY | RTLD_NOLOAD);
-    if (handle == nullptr) return 0;  // not loaded yet: nothing alive, nothing called
+    if (handle == nullptr) return 0; // not loaded yet: nothing alive, nothing called
     auto fn = reinterpret_cast<long (*)()>(::dlsym(handle, symbol));
     long value = fn != nullptr ? fn() : -1;
-    ::dlclose(handle);  // drops only the reference NOLOAD took
+    ::dlclose(handle); // drops only the reference NOLOAD took
     return value;
 }
 inline long mockfull_live() { return mock_counter("good", "mockfull", "xfer_mock_live_objects"); }
@@ -88,4 +88,4 @@ inline std::optional<xfer_backend_info> find_backend(const std::string &name) {
     return std::nullopt;
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -69,9 +69,12 @@ TEST_F(Threads, RacingFreesOfOneBufferSucceedExactlyOnce) {
         threads.emplace_back([&] {
             for (xfer_buffer b : bufs) {
                 xfer_status st = xfer_free(b);
-                if (st == XFER_SUCCESS) ++freed;
-                else if (st == XFER_ERROR_INVALID_HANDLE) ++rejected;
-                else ++other;
+                if (st == XFER_SUCCESS)
+                    ++freed;
+                else if (st == XFER_ERROR_INVALID_HANDLE)
+                    ++rejected;
+                else
+                    ++other;
             }
         });
     }
@@ -144,7 +147,7 @@ TEST_F(Threads, LastErrorIsPerThread) {
     const std::string mine = xfer_last_error();
     std::string theirs;
     std::thread other([&] {
-        theirs = xfer_last_error();  // nothing failed on this thread yet
+        theirs = xfer_last_error(); // nothing failed on this thread yet
         xfer_open("mock", -5, nullptr);
     });
     other.join();
@@ -163,12 +166,16 @@ TEST_F(Threads, ConcurrentEnumerationAndOpen) {
                 if (xfer_backend_count(&count) != XFER_SUCCESS || count < 5) ++errors;
                 for (int b = 0; b < count; ++b) {
                     xfer_backend_info info{};
-                    if (xfer_backend_get_info(b, &info) != XFER_SUCCESS || info.name == nullptr || info.reason == nullptr) ++errors;
+                    if (xfer_backend_get_info(b, &info) != XFER_SUCCESS || info.name == nullptr ||
+                        info.reason == nullptr)
+                        ++errors;
                 }
                 if (xfer_param_count(&count) != XFER_SUCCESS) ++errors;
                 xfer_context ctx = nullptr;
-                if (xfer_open(t % 2 ? "mock" : "mockfull", 0, &ctx) != XFER_SUCCESS) ++errors;
-                else if (xfer_close(ctx) != XFER_SUCCESS) ++errors;
+                if (xfer_open(t % 2 ? "mock" : "mockfull", 0, &ctx) != XFER_SUCCESS)
+                    ++errors;
+                else if (xfer_close(ctx) != XFER_SUCCESS)
+                    ++errors;
             }
         });
     }
@@ -176,4 +183,4 @@ TEST_F(Threads, ConcurrentEnumerationAndOpen) {
     EXPECT_EQ(errors.load(), 0);
 }
 
-}  // namespace
+} // namespace

@@ -60,7 +60,7 @@ TEST(SizeParse, RejectsGarbageWithAReason) {
 
 TEST(SizeParse, RejectsOverflow) {
     EXPECT_NE(size_error("18446744073709551616").find("too large"), std::string::npos);
-    EXPECT_NE(size_error("16777216TiB").find("overflows"), std::string::npos);  // 2^24 * 2^40 = 2^64
+    EXPECT_NE(size_error("16777216TiB").find("overflows"), std::string::npos); // 2^24 * 2^40 = 2^64
     EXPECT_EQ(size_ok("16777215TiB"), 16777215ull << 40);
 }
 
@@ -86,8 +86,10 @@ TEST(IntParse, RejectsGarbageAndOverflow) {
 
 TEST(BoolParse, AcceptsTheUsualWords) {
     std::string why;
-    for (const char *t : {"true", "TRUE", "1", "yes", "On"}) EXPECT_EQ(parse_bool(t, &why), std::optional<bool>(true)) << t;
-    for (const char *f : {"false", "0", "no", "off", "OFF"}) EXPECT_EQ(parse_bool(f, &why), std::optional<bool>(false)) << f;
+    for (const char *t : {"true", "TRUE", "1", "yes", "On"})
+        EXPECT_EQ(parse_bool(t, &why), std::optional<bool>(true)) << t;
+    for (const char *f : {"false", "0", "no", "off", "OFF"})
+        EXPECT_EQ(parse_bool(f, &why), std::optional<bool>(false)) << f;
     EXPECT_FALSE(parse_bool("maybe", &why));
     EXPECT_NE(why.find("not a boolean"), std::string::npos);
 }
@@ -104,4 +106,4 @@ TEST(NormalizeValue, GivesTheCanonicalFormBackendsReceive) {
     EXPECT_NE(why.find("unknown parameter type 'float'"), std::string::npos);
 }
 
-}  // namespace
+} // namespace

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CUDA-free parts of issue 8: batch packing plans and registration in pieces with rollback.
 // No device needed (cuda_unit).
-#include <gtest/gtest.h>
-
 #include <numeric>
 #include <set>
 #include <vector>
 
-#include "batch.hpp"         // private to cuda_common
-#include "registration.hpp"  // private to cuda_common
+#include <gtest/gtest.h>
+
+#include "batch.hpp"        // private to cuda_common
+#include "registration.hpp" // private to cuda_common
 
 namespace xfer::cuda {
 namespace {
@@ -27,12 +27,13 @@ TEST(BatchPlan, RoutesFollowMemoriesAndThreshold) {
     EXPECT_EQ(Route::mapped_to_device, route_for(Memory::device, Memory::pinned_host, 4096, c));
     EXPECT_EQ(Route::staged_to_host, route_for(Memory::pageable, Memory::device, 32768, c));
     EXPECT_EQ(Route::mapped_to_host, route_for(Memory::pinned_host, Memory::device, 1, c));
-    EXPECT_EQ(Route::engine, route_for(Memory::device, Memory::pageable, 32769, c));  // above the threshold
+    EXPECT_EQ(Route::engine, route_for(Memory::device, Memory::pageable, 32769, c)); // above the threshold
     EXPECT_EQ(Route::engine, route_for(Memory::device, Memory::device, 64, c));
     EXPECT_EQ(Route::engine, route_for(Memory::managed, Memory::pageable, 64, c));
     EXPECT_EQ(Route::engine, route_for(Memory::pageable, Memory::pageable, 64, c));
     // Without same-address mapping, page-locked memory is staged like pageable memory.
-    EXPECT_EQ(Route::staged_to_device, route_for(Memory::device, Memory::pinned_host, 64, config(32768, 1 << 20, false)));
+    EXPECT_EQ(Route::staged_to_device,
+              route_for(Memory::device, Memory::pinned_host, 64, config(32768, 1 << 20, false)));
     // Packing off.
     EXPECT_EQ(Route::engine, route_for(Memory::device, Memory::pageable, 1, config(0, 1 << 20, true)));
 }
@@ -57,14 +58,14 @@ TEST(BatchPlan, EveryPackedEntryPlacedOnceAlignedWithoutOverlapInsideItsSlot) {
             const Placement &p = plan.placed[k];
             EXPECT_EQ(g.route, routes[p.index]);
             EXPECT_EQ(0u, p.offset % kPackAlignment);
-            EXPECT_GE(p.offset, end);  // after the previous entry of the group: no overlap
+            EXPECT_GE(p.offset, end); // after the previous entry of the group: no overlap
             end = p.offset + sizes[p.index];
             EXPECT_LE(end, g.data_bytes);
             EXPECT_TRUE(seen.insert(p.index).second) << "entry " << p.index << " placed twice";
         }
     }
     EXPECT_EQ(count, seen.size());
-    EXPECT_GT(plan.groups.size(), 2u);  // 1 MiB slots cannot hold ~40 MiB in two groups
+    EXPECT_GT(plan.groups.size(), 2u); // 1 MiB slots cannot hold ~40 MiB in two groups
 }
 
 TEST(BatchPlan, MappedEntriesTakeNoDataAndFillASlotWithDescriptorsOnly) {
@@ -90,8 +91,8 @@ TEST(BatchPlan, FourThousandPagesFitThreeEightMiBSlots) {
 // ----------------------------------------------------------------- registration in pieces
 
 struct FakeDriver {
-    std::size_t fail_whole_above = SIZE_MAX;  // a single call larger than this fails
-    int fail_piece = -1;                      // the n-th piece call fails (0-based), -1 never
+    std::size_t fail_whole_above = SIZE_MAX; // a single call larger than this fails
+    int fail_piece = -1;                     // the n-th piece call fails (0-based), -1 never
     int piece_calls = 0;
     std::vector<Piece> registered;
 };
@@ -143,12 +144,12 @@ TEST(RegisterPieces, LargeRangeFallsBackToPiecesThatCoverItExactly) {
 TEST(RegisterPieces, FailedPieceRollsBackEveryEarlierPiece) {
     FakeDriver d;
     d.fail_whole_above = 1024;
-    d.fail_piece = 3;  // the whole call failed before counting; pieces 0, 1, 2 succeed, 3 fails
+    d.fail_piece = 3; // the whole call failed before counting; pieces 0, 1, 2 succeed, 3 fails
     std::vector<Piece> pieces;
     char *base = reinterpret_cast<char *>(std::uintptr_t{1} << 30);
     EXPECT_EQ(XFER_ERROR_BACKEND, register_in_pieces(base, 5000, 1024, fake_register, fake_unregister, &d, &pieces));
     EXPECT_TRUE(d.registered.empty());
-    EXPECT_TRUE(pieces.empty());  // output written only on success
+    EXPECT_TRUE(pieces.empty()); // output written only on success
 }
 
 TEST(RegisterPieces, SmallRangeThatFailsIsNotCutUp) {
@@ -156,9 +157,10 @@ TEST(RegisterPieces, SmallRangeThatFailsIsNotCutUp) {
     d.fail_whole_above = 10;
     std::vector<Piece> pieces;
     char *base = reinterpret_cast<char *>(std::uintptr_t{1} << 30);
-    EXPECT_EQ(XFER_ERROR_OUT_OF_MEMORY, register_in_pieces(base, 1000, 1024, fake_register, fake_unregister, &d, &pieces));
+    EXPECT_EQ(XFER_ERROR_OUT_OF_MEMORY,
+              register_in_pieces(base, 1000, 1024, fake_register, fake_unregister, &d, &pieces));
     EXPECT_EQ(0, d.piece_calls);
 }
 
-}  // namespace
-}  // namespace xfer::cuda
+} // namespace
+} // namespace xfer::cuda

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit tests of the shared CUDA helper library: no device needed.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
-#include <unistd.h>
-
 #include <gtest/gtest.h>
 
-#include "entries.hpp"  // private to cuda_common: the PCIe link of device_info
+#include "entries.hpp" // private to cuda_common: the PCIe link of device_info
 #include "plugin_loader.hpp"
 #include "xfer_cuda/backend.hpp"
 
@@ -18,7 +18,7 @@ using namespace xfer::cuda;
 using xfer::test::captured_error;
 
 class CudaCommon : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         set_core_services(xfer::test::capturing_services());
         xfer::test::reset_captured_error();
@@ -126,4 +126,4 @@ TEST_F(CudaCommon, ParamsParseRangeCheckAndDefault) {
     EXPECT_NE(std::string::npos, captured_error().message.find("out of range")) << captured_error().message;
 }
 
-}  // namespace
+} // namespace

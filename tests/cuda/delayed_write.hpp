@@ -23,4 +23,4 @@ inline void sleep_then_write(void *p) {
     std::memcpy(w->dst, w->src, w->bytes);
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

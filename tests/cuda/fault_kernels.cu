@@ -17,7 +17,7 @@ __global__ void write_through_after(int *p, unsigned microseconds) {
 
 __global__ void assert_zero(int value) { assert(value == 0); }
 
-}  // namespace
+} // namespace
 
 namespace xfer::test {
 
@@ -36,4 +36,4 @@ cudaError_t launch_failing_assert(cudaStream_t stream) {
     return cudaGetLastError();
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -13,4 +13,4 @@ cudaError_t launch_illegal_write_after(cudaStream_t stream, unsigned microsecond
 // A kernel whose assert() fails: cudaErrorAssert at the next synchronisation.
 cudaError_t launch_failing_assert(cudaStream_t stream);
 
-}  // namespace xfer::test
+} // namespace xfer::test

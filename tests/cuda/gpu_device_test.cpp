@@ -104,4 +104,4 @@ TEST_P(GpuDevice, DeviceIndexBeyondTheLastIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuDevice, ::testing::ValuesIn(kCudaBackends), param_name);
 
-}  // namespace
+} // namespace

@@ -8,15 +8,9 @@
 //     the host backend keeps working in the same process; xfer_close returns.
 //   - out of device memory: XFER_ERROR_OUT_OF_MEMORY with the CUDA message; the context goes on.
 //   - after fork(): a child of a process that used a CUDA backend finds it unavailable.
-#include <xfer/xfer.h>
-
-#include <gtest/gtest.h>
-
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <cuda_runtime_api.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -24,21 +18,25 @@
 #include <string>
 #include <vector>
 
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
 #include "fault_kernels.hpp"
+#include <xfer/xfer.h>
 
 namespace {
 
 constexpr int kNoGpu = 77;
 
 // Exit codes of the child: 0 pass, kNoGpu skip, else the failing step (printed by the child).
-#define STEP(cond)                                                                              \
-    do {                                                                                        \
-        if (!(cond)) {                                                                          \
-            std::fprintf(stderr, "child: step failed at line %d: %s (last error: %s)\n", __LINE__, #cond, \
-                         xfer_last_error());                                                    \
-            std::fflush(stderr);                                                                \
-            std::_Exit(1);                                                                      \
-        }                                                                                       \
+#define STEP(cond)                                                                                                     \
+    do {                                                                                                               \
+        if (!(cond)) {                                                                                                 \
+            std::fprintf(stderr, "child: step failed at line %d: %s (last error: %s)\n", __LINE__, #cond,              \
+                         xfer_last_error());                                                                           \
+            std::fflush(stderr);                                                                                       \
+            std::_Exit(1);                                                                                             \
+        }                                                                                                              \
     } while (0)
 
 template <class Body>
@@ -46,7 +44,7 @@ void in_child(Body &&body) {
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid == 0) {
-        ::alarm(120);  // a hang is a failure
+        ::alarm(120); // a hang is a failure
         int count = 0;
         if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) std::_Exit(kNoGpu);
         body();
@@ -56,7 +54,8 @@ void in_child(Body &&body) {
     ASSERT_GT(pid, 0);
     int status = 0;
     ASSERT_EQ(::waitpid(pid, &status, 0), pid);
-    if (WIFSIGNALED(status)) FAIL() << "child ended by signal " << WTERMSIG(status) << (WTERMSIG(status) == SIGALRM ? " (hang)" : "");
+    if (WIFSIGNALED(status))
+        FAIL() << "child ended by signal " << WTERMSIG(status) << (WTERMSIG(status) == SIGALRM ? " (hang)" : "");
     const int code = WEXITSTATUS(status);
     if (code == kNoGpu) {
         if (std::getenv("XFER_REQUIRE_GPU") != nullptr) FAIL() << "no CUDA device (XFER_REQUIRE_GPU is set)";
@@ -73,7 +72,8 @@ bool host_backend_works() {
     xfer_buffer b = nullptr;
     if (xfer_open("host", 0, &ctx) != XFER_SUCCESS || xfer_alloc(ctx, 4096, 0, &b) != XFER_SUCCESS) return false;
     std::memset(xfer_host_ptr(b), 0x3c, 4096);
-    bool ok = xfer_copy(b, XFER_TO_DEVICE, 0, 4096) == XFER_SUCCESS && std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096) == 0;
+    bool ok = xfer_copy(b, XFER_TO_DEVICE, 0, 4096) == XFER_SUCCESS &&
+              std::memcmp(xfer_host_ptr(b), xfer_device_ptr(b), 4096) == 0;
     return xfer_close(ctx) == XFER_SUCCESS && ok;
 }
 
@@ -138,7 +138,7 @@ TEST_P(GpuFaults, OutOfMemoryIsReportedAndTheContextGoesOn) {
         xfer_context ctx = nullptr;
         xfer_buffer huge = nullptr, b = nullptr;
         STEP(xfer_open(backend.c_str(), 0, &ctx) == XFER_SUCCESS);
-        STEP(xfer_alloc(ctx, std::size_t(1) << 50, 0, &huge) == XFER_ERROR_OUT_OF_MEMORY);  // 1 PiB
+        STEP(xfer_alloc(ctx, std::size_t(1) << 50, 0, &huge) == XFER_ERROR_OUT_OF_MEMORY); // 1 PiB
         STEP(contains(xfer_last_error(), "cuda"));
         STEP(huge == nullptr);
         STEP(xfer_alloc(ctx, 1 << 20, 0, &b) == XFER_SUCCESS);
@@ -158,14 +158,14 @@ TEST_P(GpuFaults, ChildOfAProcessThatUsedCudaFindsTheBackendUnavailable) {
             xfer_context mine = nullptr;
             STEP(xfer_open(backend.c_str(), 0, &mine) == XFER_ERROR_BACKEND_UNAVAILABLE);
             STEP(contains(xfer_last_error(), "fork"));
-            STEP(xfer_alloc(ctx, 64, 0, nullptr) == XFER_ERROR_INVALID_STATE);  // inherited context
+            STEP(xfer_alloc(ctx, 64, 0, nullptr) == XFER_ERROR_INVALID_STATE); // inherited context
             STEP(host_backend_works());
             std::_Exit(0);
         }
         int status = 0;
         STEP(pid > 0 && ::waitpid(pid, &status, 0) == pid);
         STEP(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-        STEP(xfer_close(ctx) == XFER_SUCCESS);  // the parent's context is untouched
+        STEP(xfer_close(ctx) == XFER_SUCCESS); // the parent's context is untouched
     });
 }
 
@@ -182,7 +182,7 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
             ::setenv("XFER_PAGEABLE_STAGING", mode, 1);
             ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
             in_child([&] {
-                const std::size_t n = std::size_t(64) << 20;  // staged: above staged_min_bytes
+                const std::size_t n = std::size_t(64) << 20; // staged: above staged_min_bytes
                 xfer_context ctx = nullptr;
                 xfer_stream s = nullptr, other = nullptr;
                 void *dev = nullptr;
@@ -198,13 +198,14 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
                 STEP(xfer_memcpy_async(ctx, dst, src, n, kind, s) == XFER_SUCCESS);
                 STEP(xfer_stream_synchronize(s) == XFER_SUCCESS);
                 // The fault lands ~0.5 ms into a copy of ~1-3 ms.
-                STEP(xfer::test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 500) ==
-                     cudaSuccess);
+                STEP(xfer::test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)),
+                                                            500) == cudaSuccess);
                 const xfer_status copied = xfer_memcpy_async(ctx, dst, src, n, kind, s);
                 const std::string copy_message = xfer_last_error();
                 const xfer_status synced = xfer_stream_synchronize(s);
                 const std::string sync_message = xfer_last_error();
-                STEP(copied == XFER_SUCCESS || copied == XFER_ERROR_BACKEND || copied == XFER_ERROR_BACKEND_UNAVAILABLE);
+                STEP(copied == XFER_SUCCESS || copied == XFER_ERROR_BACKEND ||
+                     copied == XFER_ERROR_BACKEND_UNAVAILABLE);
                 STEP(synced == XFER_ERROR_BACKEND || synced == XFER_ERROR_BACKEND_UNAVAILABLE);
                 STEP(contains(sync_message.c_str(), "cudaErrorIllegalAddress") ||
                      contains(copy_message.c_str(), "cudaErrorIllegalAddress"));
@@ -223,4 +224,4 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuFaults, ::testing::Values("pageable", "pinned", "managed", "zerocopy"),
                          [](const auto &info) { return info.param; });
 
-}  // namespace
+} // namespace

@@ -6,14 +6,14 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <xfer/xfer.h>
 
 #include "test_support.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::test {
 
 class GpuBackendTest : public ::testing::TestWithParam<std::string> {
-protected:
+  protected:
     void SetUp() override {
         if (GetParam() != "host") {
             XFER_REQUIRE_CUDA_DEVICE();
@@ -27,7 +27,7 @@ protected:
 
     void TearDown() override {
         if (ctx_ != nullptr) {
-            EXPECT_XFER_OK(xfer_close(ctx_));  // releases the stream and any buffer a test left
+            EXPECT_XFER_OK(xfer_close(ctx_)); // releases the stream and any buffer a test left
         }
     }
 
@@ -39,4 +39,4 @@ protected:
     unsigned caps_ = 0;
 };
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -16,7 +16,7 @@ class GpuKernel : public GpuBackendTest {};
 TEST_P(GpuKernel, SeesTheCopiedBytesAndReturnsItsResult) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(seed);
-    const std::size_t n = (8u << 20) + 123;  // odd size: no accidental alignment
+    const std::size_t n = (8u << 20) + 123; // odd size: no accidental alignment
     const auto data = random_bytes(n, seed);
     xfer_buffer buf = nullptr;
     ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &buf));
@@ -112,8 +112,8 @@ TEST_P(GpuSeparateViews, ToDeviceAfterToHostSendsTheNewBytes) {
     ASSERT_EQ(cudaSuccess, launch_fill(xfer_device_ptr(buf), n, 0, native(stream_)));
     ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_DEVICE, 0, n, stream_));
     std::vector<unsigned char> device_bytes(n, 0);
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST,
-                                     stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
     EXPECT_EQ(xored(data, 0x99), device_bytes);
@@ -122,4 +122,4 @@ TEST_P(GpuSeparateViews, ToDeviceAfterToHostSendsTheNewBytes) {
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuSeparateViews, ::testing::Values("pageable", "pinned"), param_name);
 
-}  // namespace
+} // namespace

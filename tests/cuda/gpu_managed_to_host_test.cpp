@@ -27,7 +27,7 @@ TEST_P(GpuManagedToHost, DeviceWritesArriveInTheHostView) {
     ASSERT_XFER_OK(opened);
     xfer_stream s = nullptr;
     ASSERT_XFER_OK(xfer_stream_create(ctx, &s));
-    const std::size_t n = (19u << 20) + 12345;  // several chunks, unaligned tail
+    const std::size_t n = (19u << 20) + 12345; // several chunks, unaligned tail
     xfer_buffer b = nullptr;
     ASSERT_XFER_OK(xfer_alloc(ctx, n, XFER_ALLOC_DEFAULT, &b));
     auto *host = static_cast<unsigned char *>(xfer_host_ptr(b));
@@ -62,4 +62,4 @@ TEST_P(GpuManagedToHost, UnknownMethodIsAConfigErrorNamingIt) {
 INSTANTIATE_TEST_SUITE_P(Methods, GpuManagedToHost, ::testing::Values("prefetch", "dma", "staged"),
                          [](const auto &info) { return info.param; });
 
-}  // namespace
+} // namespace

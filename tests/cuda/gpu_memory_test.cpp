@@ -52,7 +52,7 @@ TEST_P(GpuOutOfMemory, ReturnsItsStatusAndLeavesTheContextUsable) {
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuOutOfMemory, ::testing::ValuesIn(kCudaBackends), param_name);
 
 class GpuManaged : public GpuBackendTest {
-protected:
+  protected:
     void SetUp() override {
         GpuBackendTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) {
@@ -79,7 +79,7 @@ TEST_P(GpuManaged, PrefetchLandsThePagesWhereTheCopyPointsAndKeepsTheData) {
     ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &buf));
     void *p = xfer_host_ptr(buf);
     ASSERT_EQ(p, xfer_device_ptr(buf)) << "managed: one pointer for both views";
-    std::memcpy(p, data.data(), n);  // first touch on the host
+    std::memcpy(p, data.data(), n); // first touch on the host
 
     ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_DEVICE, 0, n, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
@@ -125,4 +125,4 @@ TEST_P(GpuManaged, AllocationFlagsBecomeMemAdvice) {
 
 INSTANTIATE_TEST_SUITE_P(Managed, GpuManaged, ::testing::Values("managed"), param_name);
 
-}  // namespace
+} // namespace

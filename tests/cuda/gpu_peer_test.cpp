@@ -14,7 +14,7 @@ namespace xfer::test {
 namespace {
 
 class GpuPeer : public GpuBackendTest {
-protected:
+  protected:
     void SetUp() override {
         GpuBackendTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
@@ -40,9 +40,9 @@ protected:
     xfer_context peer_ = nullptr;
 };
 
-#define REQUIRE_TWO_GPUS()                                                              \
-    do {                                                                                \
-        if (!open_peer()) GTEST_SKIP() << "fewer than 2 CUDA devices (" << devices_ << ")"; \
+#define REQUIRE_TWO_GPUS()                                                                                             \
+    do {                                                                                                               \
+        if (!open_peer()) GTEST_SKIP() << "fewer than 2 CUDA devices (" << devices_ << ")";                            \
     } while (0)
 
 TEST_P(GpuPeer, SameDeviceIsRefusedBeforeCuda) {
@@ -52,7 +52,7 @@ TEST_P(GpuPeer, SameDeviceIsRefusedBeforeCuda) {
     EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_device_can_access_peer(ctx_, same, &can));
     EXPECT_NE(std::string(xfer_last_error()).find("device 0"), std::string::npos) << xfer_last_error();
     EXPECT_EQ(can, -1);
-    EXPECT_EQ(cudaSuccess, cudaGetLastError());  // nothing leaked into the application's error state
+    EXPECT_EQ(cudaSuccess, cudaGetLastError()); // nothing leaked into the application's error state
     EXPECT_XFER_OK(xfer_close(same));
 }
 
@@ -100,7 +100,8 @@ TEST_P(GpuPeer, PointerOfTheWrongDeviceIsRefusedByName) {
     ASSERT_XFER_OK(xfer_alloc(ctx_, 4096, XFER_ALLOC_DEFAULT, &a));
     ASSERT_XFER_OK(xfer_alloc(peer_, 4096, XFER_ALLOC_DEFAULT, &b));
     // dst claims to be memory of peer_'s device but is device 0's.
-    EXPECT_EQ(XFER_ERROR_BACKEND, xfer_memcpy_peer_async(peer_, xfer_device_ptr(a), ctx_, xfer_device_ptr(b), 4096, stream_));
+    EXPECT_EQ(XFER_ERROR_BACKEND,
+              xfer_memcpy_peer_async(peer_, xfer_device_ptr(a), ctx_, xfer_device_ptr(b), 4096, stream_));
     EXPECT_NE(std::string(xfer_last_error()).find("memory of device 0"), std::string::npos) << xfer_last_error();
     EXPECT_EQ(cudaSuccess, cudaGetLastError());
 }
@@ -127,5 +128,5 @@ TEST_P(GpuPeer, FreeWaitsForAPeerCopyQueuedOnTheOtherDevice) {
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuPeer, ::testing::ValuesIn(kCudaBackends), param_name);
 
-}  // namespace
-}  // namespace xfer::test
+} // namespace
+} // namespace xfer::test

@@ -24,8 +24,8 @@ TEST_P(GpuRawCopy, HostToDeviceToDeviceToHostRoundTrip) {
     std::vector<unsigned char> back(n, 0);
 
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(a), data.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(b), xfer_device_ptr(a), n, XFER_COPY_DEVICE_TO_DEVICE,
-                                     stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, xfer_device_ptr(b), xfer_device_ptr(a), n, XFER_COPY_DEVICE_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(b), n, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
     EXPECT_TRUE(back == data);
@@ -61,7 +61,7 @@ TEST_P(GpuRawCopy, BatchScattersAndGathersManySmallCopies) {
     for (int i = 0; i < 97; ++i) {
         offsets.push_back(n);
         sizes.push_back(size_of(gen));
-        n += sizes.back() + 64;  // gaps: bytes outside the copies must stay untouched
+        n += sizes.back() + 64; // gaps: bytes outside the copies must stay untouched
     }
     const auto data = random_bytes(n, seed + 1);
     xfer_buffer src_buf = nullptr;
@@ -71,8 +71,7 @@ TEST_P(GpuRawCopy, BatchScattersAndGathersManySmallCopies) {
     std::memcpy(xfer_host_ptr(src_buf), data.data(), n);
     auto *device = static_cast<unsigned char *>(xfer_device_ptr(dev_buf));
 
-    for (const unsigned char *host_source :
-         {data.data(), static_cast<const unsigned char *>(xfer_host_ptr(src_buf))}) {
+    for (const unsigned char *host_source : {data.data(), static_cast<const unsigned char *>(xfer_host_ptr(src_buf))}) {
         SCOPED_TRACE(host_source == data.data() ? "from pageable memory" : "from the backend's host view");
         std::vector<unsigned char> zeros(n, 0);
         std::vector<unsigned char> gathered(n, 0);
@@ -125,8 +124,8 @@ TEST_P(GpuRawCopy, KindThatContradictsThePointersIsRefused) {
     EXPECT_EQ(std::vector<unsigned char>(n, 7), host) << "a refused copy must not run";
     if (!shared_view()) {
         // cudaMalloc memory is not host memory.
-        EXPECT_EQ(XFER_ERROR_BACKEND, xfer_memcpy_async(ctx_, xfer_device_ptr(a), other.data(), n,
-                                                        XFER_COPY_HOST_TO_HOST, stream_));
+        EXPECT_EQ(XFER_ERROR_BACKEND,
+                  xfer_memcpy_async(ctx_, xfer_device_ptr(a), other.data(), n, XFER_COPY_HOST_TO_HOST, stream_));
         EXPECT_NE(nullptr, std::strstr(xfer_last_error(), "destination is device memory")) << xfer_last_error();
     }
     EXPECT_XFER_OK(xfer_free(a));
@@ -134,4 +133,4 @@ TEST_P(GpuRawCopy, KindThatContradictsThePointersIsRefused) {
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuRawCopy, ::testing::ValuesIn(kCudaBackends), param_name);
 
-}  // namespace
+} // namespace

@@ -84,7 +84,7 @@ INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuRegistration, ::testing::ValuesIn(kCud
 // ------------------------------------------------------------- the pinned registration cache
 
 class GpuRegistrationCache : public GpuBackendTest {
-protected:
+  protected:
     xfer_registration_stats stats() {
         xfer_registration_stats s{};
         EXPECT_XFER_OK(xfer_registration_get_stats(ctx_, &s));
@@ -93,7 +93,8 @@ protected:
     void to_device_and_back(const unsigned char *host, std::size_t n, xfer_buffer dev) {
         std::vector<unsigned char> back(n, 0);
         ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(dev), host, n, XFER_COPY_HOST_TO_DEVICE, stream_));
-        ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(dev), n, XFER_COPY_DEVICE_TO_HOST, stream_));
+        ASSERT_XFER_OK(
+            xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(dev), n, XFER_COPY_DEVICE_TO_HOST, stream_));
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
         EXPECT_EQ(0, std::memcmp(back.data(), host, n));
     }
@@ -108,7 +109,7 @@ protected:
         EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
         const bool cached = stats().cache_ranges > 0;
         EXPECT_XFER_OK(xfer_free(b));
-        std::free(p);  // the cache notices: the next copy from these addresses re-checks
+        std::free(p); // the cache notices: the next copy from these addresses re-checks
         return cached;
     }
 };
@@ -121,7 +122,8 @@ TEST_P(GpuRegistrationCache, RepeatedCopiesFromOneMallocBufferHitAfterTheFirst) 
     ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dev));
     const xfer_registration_stats before = stats();
     for (int i = 0; i < 4; ++i) {
-        ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(dev), data.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
+        ASSERT_XFER_OK(
+            xfer_memcpy_async(ctx_, xfer_device_ptr(dev), data.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
     }
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
     const xfer_registration_stats after = stats();
@@ -140,13 +142,14 @@ TEST_P(GpuRegistrationCache, RepeatedCopiesFromOneMallocBufferHitAfterTheFirst) 
 TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     const bool cached = cache_can_prove_hits();
     const std::size_t n = 8u << 20;
-    auto *p = static_cast<unsigned char *>(mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    auto *p =
+        static_cast<unsigned char *>(mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
     ASSERT_NE(MAP_FAILED, p);
     const auto first = random_bytes(n, fresh_seed());
     std::memcpy(p, first.data(), n);
     xfer_buffer dev = nullptr;
     ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dev));
-    to_device_and_back(p, n, dev);  // cached now
+    to_device_and_back(p, n, dev); // cached now
     // Freed and allocated again at the same address, with other bytes.
     ASSERT_EQ(0, munmap(p, n));
     auto *again = static_cast<unsigned char *>(
@@ -155,7 +158,7 @@ TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     const auto second = random_bytes(n, fresh_seed() + 1);
     std::memcpy(again, second.data(), n);
     const xfer_registration_stats before = stats();
-    to_device_and_back(again, n, dev);  // compares the device's bytes with `second`
+    to_device_and_back(again, n, dev); // compares the device's bytes with `second`
     if (cached) EXPECT_GT(stats().cache_evictions, before.cache_evictions);
     munmap(again, n);
 }
@@ -180,23 +183,23 @@ TEST_P(GpuRegistrationCache, CopiesStraddlingACachedRangeAreAcceptedAndExact) {
     const bool registered = stats().cache_ranges > before.cache_ranges;
     EXPECT_EQ(cached, registered);
     // Below registration_min, across the end of the cached range.
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d + half - 32768, host + half - 32768, 65536, XFER_COPY_HOST_TO_DEVICE,
-                                     stream_));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_));  // cached again
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, d + half - 32768, host + half - 32768, 65536, XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_)); // cached again
     // A batch entry the copy engine takes (above the pack limit), across the end again.
     void *dsts[] = {d + half - (300u << 10)};
     const void *srcs[] = {host + half - (300u << 10)};
     const size_t sizes[] = {600u << 10};
     ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, dsts, srcs, sizes, 1, XFER_COPY_HOST_TO_DEVICE, stream_));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_));  // cached again
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d, host, half, XFER_COPY_HOST_TO_DEVICE, stream_)); // cached again
     // At or above registration_min: the rest of the buffer, starting inside the cached range.
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, d + half - 4096, host + half - 4096, n - half + 4096,
                                      XFER_COPY_HOST_TO_DEVICE, stream_));
     // Back to the host across both cached ranges' ends, into a host range that is cached.
     std::vector<unsigned char> back(n, 0);
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), d, n, XFER_COPY_DEVICE_TO_HOST, stream_));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, host + half - 8192, d + half - 8192, 16384, XFER_COPY_DEVICE_TO_HOST,
-                                     stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, host + half - 8192, d + half - 8192, 16384, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
     EXPECT_TRUE(back == data);
     EXPECT_EQ(0, std::memcmp(host, data.data(), n));
@@ -259,4 +262,4 @@ TEST_P(GpuRegistrationCache, BadParametersAreConfigErrorsNamingThem) {
 
 INSTANTIATE_TEST_SUITE_P(Pinned, GpuRegistrationCache, ::testing::Values(std::string("pinned")), param_name);
 
-}  // namespace
+} // namespace

@@ -21,7 +21,7 @@ TEST_P(GpuStagedCopy, BufferCopiesEachDirectionByteForByte) {
     SCOPED_TRACE(seed);
     for (std::size_t n : sizes()) {
         SCOPED_TRACE(n);
-        const std::size_t offset = 17;  // an unaligned part of the buffer
+        const std::size_t offset = 17; // an unaligned part of the buffer
         xfer_buffer buf = nullptr;
         ASSERT_XFER_OK(xfer_alloc(ctx_, offset + n, XFER_ALLOC_DEFAULT, &buf));
         auto *host = static_cast<unsigned char *>(xfer_host_ptr(buf));
@@ -31,7 +31,7 @@ TEST_P(GpuStagedCopy, BufferCopiesEachDirectionByteForByte) {
         std::memcpy(host + offset, up.data(), n);
         ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_DEVICE, offset, n, stream_));
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
-        std::memset(host, 0, offset + n);  // the source may be reused once the copy is known complete
+        std::memset(host, 0, offset + n); // the source may be reused once the copy is known complete
         EXPECT_TRUE(read_device(device + offset, n) == up) << "H2D";
 
         const auto down = xored(up, 0x5a);
@@ -52,11 +52,11 @@ TEST_P(GpuStagedCopy, RawCopiesEachDirectionByteForByte) {
         ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &buf));
         void *device = xfer_device_ptr(buf);
 
-        std::vector<unsigned char> source = random_bytes(n, seed + n);  // pageable: std::vector
+        std::vector<unsigned char> source = random_bytes(n, seed + n); // pageable: std::vector
         const std::vector<unsigned char> expected = source;
         ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device, source.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
-        std::fill(source.begin(), source.end(), 0);  // reusable once the copy is known complete
+        std::fill(source.begin(), source.end(), 0); // reusable once the copy is known complete
         EXPECT_TRUE(read_device(device, n) == expected) << "H2D";
 
         const auto down = xored(expected, 0xa5);
@@ -74,7 +74,7 @@ TEST_P(GpuStagedCopy, RawCopiesEachDirectionByteForByte) {
 TEST_P(GpuStagedCopy, TwoThreadsOnTwoStreamsOfOneContext) {
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(seed);
-    const std::size_t n = std::max(3 * chunk(), std::size_t{24} << 20) + 17;  // several chunks each
+    const std::size_t n = std::max(3 * chunk(), std::size_t{24} << 20) + 17; // several chunks each
     const int rounds = 6;
     struct Worker {
         xfer_stream stream = nullptr;
@@ -126,4 +126,4 @@ TEST_P(GpuStagedCopy, TwoThreadsOnTwoStreamsOfOneContext) {
 
 INSTANTIATE_TEST_SUITE_P(Pageable, GpuStagedCopy, ::testing::ValuesIn(kStagingCases), staging_case_name);
 
-}  // namespace
+} // namespace

@@ -10,18 +10,17 @@
 
 #include <cuda_runtime_api.h>
 
-#include "staged_fixture.hpp"
 #include "delayed_write.hpp"
+#include "staged_fixture.hpp"
 
 namespace {
 
 using namespace xfer::test;
 
-
 void sleep_only(void *) { std::this_thread::sleep_for(std::chrono::milliseconds(50)); }
 
 class GpuStagedOrder : public StagedCopyTest {
-protected:
+  protected:
     // Several chunks, and staged even where a chunk is below 1 MiB.
     std::size_t n() const { return std::max(3 * chunk(), std::size_t{2} << 20) + 17; }
 };
@@ -56,8 +55,7 @@ TEST_P(GpuStagedOrder, RawCopyToDeviceSendsBytesWrittenByAnEarlierHostFunction) 
 
     DelayedWrite write{source.data(), new_bytes.data(), n};
     ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_then_write, &write));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(buf), source.data(), n, XFER_COPY_HOST_TO_DEVICE,
-                                     stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(buf), source.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
     EXPECT_TRUE(read_device(xfer_device_ptr(buf), n) == new_bytes) << "the device got stale bytes";
@@ -81,8 +79,7 @@ TEST_P(GpuStagedOrder, CopyToDeviceAfterCopyToHostOfTheSameViewSendsTheNewBytes)
 
     ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_only, nullptr));
     ASSERT_XFER_OK(xfer_copy_async(a, XFER_TO_HOST, 0, n, stream_));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(b), xfer_host_ptr(a), n, XFER_COPY_HOST_TO_DEVICE,
-                                     stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(b), xfer_host_ptr(a), n, XFER_COPY_HOST_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
     EXPECT_TRUE(read_device(xfer_device_ptr(b), n) == fresh) << "stale bytes: stream order broken";
@@ -102,8 +99,7 @@ TEST_P(GpuStagedOrder, CopyToHostSeesDeviceWorkQueuedBeforeIt) {
     ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_only, nullptr));
     ASSERT_EQ(cudaSuccess, cudaMemsetAsync(xfer_device_ptr(buf), 0x7e, n, native));
     std::vector<unsigned char> back(n, 0);
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST,
-                                     stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_copy_async(buf, XFER_TO_HOST, 0, n, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
@@ -115,4 +111,4 @@ TEST_P(GpuStagedOrder, CopyToHostSeesDeviceWorkQueuedBeforeIt) {
 
 INSTANTIATE_TEST_SUITE_P(Pageable, GpuStagedOrder, ::testing::ValuesIn(kStagingCases), staging_case_name);
 
-}  // namespace
+} // namespace

@@ -24,7 +24,7 @@ constexpr std::size_t MiB = std::size_t{1} << 20;
 
 // Holds a stream at a host function until opened (or 20 s pass, so a bug cannot hang CI).
 class StreamHold {
-public:
+  public:
     xfer_status block(xfer_stream s) { return xfer_stream_launch_host_func(s, &StreamHold::wait_here, this); }
     void open() {
         {
@@ -35,7 +35,7 @@ public:
     }
     bool timed_out() const { return timed_out_.load(); }
 
-private:
+  private:
     static void wait_here(void *self) {
         auto *h = static_cast<StreamHold *>(self);
         std::unique_lock<std::mutex> lock(h->mutex_);
@@ -50,7 +50,7 @@ private:
 };
 
 class GpuStagingEngine : public StagedCopyTest {
-protected:
+  protected:
     void *device_alloc(std::size_t n) {
         void *p = nullptr;
         EXPECT_EQ(cudaSuccess, cudaMalloc(&p, n));
@@ -120,7 +120,7 @@ TEST_P(GpuStagingEngineAsync, TwoStreamsJoinedByAnEvent) {
     ASSERT_XFER_OK(xfer_stream_create(ctx_, &other));
     ASSERT_XFER_OK(xfer_event_create(ctx_, XFER_EVENT_DISABLE_TIMING, &done));
     StreamHold hold;
-    ASSERT_XFER_OK(hold.block(stream_));  // so the second stream would overtake without the event
+    ASSERT_XFER_OK(hold.block(stream_)); // so the second stream would overtake without the event
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device, host.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
     ASSERT_XFER_OK(xfer_event_record(done, stream_));
     ASSERT_XFER_OK(xfer_stream_wait_event(other, done));
@@ -249,7 +249,6 @@ TEST_P(GpuStagingEngine, KernelBetweenStagedCopiesSeesAndIsSeen) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Pageable, GpuStagingEngine, ::testing::ValuesIn(kStagingCases), staging_case_name);
-INSTANTIATE_TEST_SUITE_P(Pageable, GpuStagingEngineAsync, ::testing::ValuesIn(kAsyncStagingCases),
-                         staging_case_name);
+INSTANTIATE_TEST_SUITE_P(Pageable, GpuStagingEngineAsync, ::testing::ValuesIn(kAsyncStagingCases), staging_case_name);
 
-}  // namespace
+} // namespace

@@ -7,13 +7,12 @@
 #include <thread>
 #include <vector>
 
-#include "gpu_fixture.hpp"
 #include "delayed_write.hpp"
+#include "gpu_fixture.hpp"
 
 namespace {
 
 using namespace xfer::test;
-
 
 class GpuStreamOrder : public GpuBackendTest {};
 
@@ -43,18 +42,17 @@ TEST_P(GpuStreamOrder, RawCopyFromPageableMemorySendsBytesWrittenByAnEarlierHost
     const std::uint64_t seed = fresh_seed();
     SCOPED_TRACE(seed);
     const std::size_t n = 16u << 20;
-    std::vector<unsigned char> source = random_bytes(n, seed);  // pageable: std::vector
+    std::vector<unsigned char> source = random_bytes(n, seed); // pageable: std::vector
     const auto new_bytes = random_bytes(n, seed + 1);
     xfer_buffer buf = nullptr;
     ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &buf));
 
     DelayedWrite write{source.data(), new_bytes.data(), n};
     ASSERT_XFER_OK(xfer_stream_launch_host_func(stream_, sleep_then_write, &write));
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(buf), source.data(), n, XFER_COPY_HOST_TO_DEVICE,
-                                     stream_));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(buf), source.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
     std::vector<unsigned char> device_bytes(n, 0);
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n,
-                                     XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
     EXPECT_TRUE(device_bytes == new_bytes) << "the device got stale bytes: stream order broken";
@@ -84,8 +82,8 @@ TEST_P(GpuStreamOrder, BatchCopyFromPageableMemorySendsBytesWrittenByAnEarlierHo
     ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, dsts.data(), srcs.data(), sizes.data(), chunks,
                                            XFER_COPY_HOST_TO_DEVICE, stream_));
     std::vector<unsigned char> device_bytes(n, 0);
-    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n,
-                                     XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, device_bytes.data(), xfer_device_ptr(buf), n, XFER_COPY_DEVICE_TO_HOST, stream_));
     ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
 
     EXPECT_TRUE(device_bytes == new_bytes) << "the device got stale bytes: stream order broken";
@@ -96,4 +94,4 @@ TEST_P(GpuStreamOrder, BatchCopyFromPageableMemorySendsBytesWrittenByAnEarlierHo
 INSTANTIATE_TEST_SUITE_P(AllBackends, GpuStreamOrder,
                          ::testing::Values("pageable", "pinned", "managed", "zerocopy", "host"), param_name);
 
-}  // namespace
+} // namespace

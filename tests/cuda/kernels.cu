@@ -26,8 +26,7 @@ __global__ void xor_kernel(unsigned char *p, std::size_t n, unsigned char key) {
 
 __global__ void spin_then_xor_kernel(unsigned char *p, std::size_t n, unsigned char key, unsigned long long spin_ns) {
     const unsigned long long start = global_ns();
-    while (global_ns() - start < spin_ns) {
-    }
+    while (global_ns() - start < spin_ns) {}
     for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
         p[i] ^= key;
     }
@@ -39,7 +38,7 @@ __global__ void fill_kernel(unsigned char *p, std::size_t n, unsigned char value
     }
 }
 
-}  // namespace
+} // namespace
 
 cudaError_t launch_xor(void *p, std::size_t n, unsigned char key, cudaStream_t stream) {
     xor_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<unsigned char *>(p), n, key);
@@ -48,7 +47,7 @@ cudaError_t launch_xor(void *p, std::size_t n, unsigned char key, cudaStream_t s
 
 cudaError_t launch_spin_then_xor(void *p, std::size_t n, unsigned char key, unsigned spin_ms, cudaStream_t stream) {
     spin_then_xor_kernel<<<blocks_for(n), kThreads, 0, stream>>>(static_cast<unsigned char *>(p), n, key,
-                                                                  spin_ms * 1000000ull);
+                                                                 spin_ms * 1000000ull);
     return cudaGetLastError();
 }
 
@@ -57,4 +56,4 @@ cudaError_t launch_fill(void *p, std::size_t n, unsigned char value, cudaStream_
     return cudaGetLastError();
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

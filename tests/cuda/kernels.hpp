@@ -16,4 +16,4 @@ cudaError_t launch_spin_then_xor(void *p, std::size_t n, unsigned char key, unsi
 // p[i] = value.
 cudaError_t launch_fill(void *p, std::size_t n, unsigned char value, cudaStream_t stream);
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -23,16 +23,16 @@ std::string lower(std::string s) {
 
 // These tests assert the no-device behaviour, so they need a machine (or an environment)
 // where the CUDA runtime sees no device.
-#define XFER_REQUIRE_NO_CUDA_DEVICE()                                                                    \
-    do {                                                                                                 \
-        if (gpu_presence().available) {                                                                  \
-            GTEST_SKIP() << "a CUDA device is visible; run with CUDA_VISIBLE_DEVICES= (ctest entry "     \
-                            "cuda_no_device) to test the no-device behaviour";                           \
-        }                                                                                                \
+#define XFER_REQUIRE_NO_CUDA_DEVICE()                                                                                  \
+    do {                                                                                                               \
+        if (gpu_presence().available) {                                                                                \
+            GTEST_SKIP() << "a CUDA device is visible; run with CUDA_VISIBLE_DEVICES= (ctest entry "                   \
+                            "cuda_no_device) to test the no-device behaviour";                                         \
+        }                                                                                                              \
     } while (0)
 
 class NoDevice : public ::testing::TestWithParam<std::string> {
-protected:
+  protected:
     void SetUp() override {
         XFER_REQUIRE_NO_CUDA_DEVICE();
         // The choice of backend must come from the test, not from the caller's environment.
@@ -120,8 +120,7 @@ TEST_P(NoDevice, OpenIsRefusedWithTheReason) {
     EXPECT_EQ("", err);
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaBackends, NoDevice, ::testing::ValuesIn(kCudaBackends),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(CudaBackends, NoDevice, ::testing::ValuesIn(kCudaBackends), param_name);
 
 // The other backends keep working: with every CUDA backend unavailable, the host backend
 // still opens, and an unnamed xfer_open falls through to it.
@@ -151,4 +150,4 @@ TEST(NoDeviceHost, HostBackendStillWorks) {
     EXPECT_XFER_OK(xfer_free(buf));
 }
 
-}  // namespace
+} // namespace

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plugin_loader.hpp"
 
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
-
-#include <dlfcn.h>
 
 #include "test_support.hpp"
 
@@ -22,9 +22,9 @@ void capture_set_error(xfer_status status, const char *message) {
 }
 
 const xfer_core_services kServices = {sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR, XFER_BACKEND_ABI_MINOR,
-                                       capture_set_error};
+                                      capture_set_error};
 
-}  // namespace
+} // namespace
 
 CapturedError &captured_error() { return t_captured; }
 void reset_captured_error() { t_captured = CapturedError{}; }
@@ -56,7 +56,7 @@ DirectPlugin load_plugin_directly(const std::string &name) {
     // RTLD_LOCAL: each plugin keeps its own copy of the CUDA helpers, as under the core.
     void *handle = copy_ec ? nullptr : dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     std::error_code remove_ec;
-    fs::remove_all(dir, remove_ec);  // the mapping outlives the file
+    fs::remove_all(dir, remove_ec); // the mapping outlives the file
     if (copy_ec) {
         p.load_error = "cannot copy " + file + " from " + plugin_dir() + ": " + copy_ec.message();
     } else if (handle == nullptr) {
@@ -74,4 +74,4 @@ DirectPlugin load_plugin_directly(const std::string &name) {
     return p;
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

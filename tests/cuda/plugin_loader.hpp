@@ -11,7 +11,7 @@ namespace xfer::test {
 
 struct DirectPlugin {
     const xfer_backend_table *table = nullptr;
-    std::string load_error;  // dlerror() text when it could not be loaded
+    std::string load_error; // dlerror() text when it could not be loaded
 };
 
 // Loads lib/xfer/libxfer-backend-<name>.so of this build once (plugins stay loaded, as in
@@ -28,4 +28,4 @@ CapturedError &captured_error();
 void reset_captured_error();
 const xfer_core_services *capturing_services();
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -74,7 +74,7 @@ TEST_P(PluginTable, ImplementsEveryEntry) {
 
 TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {
     const std::map<std::string, unsigned> expected = {
-        {"pageable", 0u},  // staging = sync by default: a staged copy returns when done or queued
+        {"pageable", 0u}, // staging = sync by default: a staged copy returns when done or queued
         {"pinned", XFER_CAP_ASYNC_COPY},
         {"managed", XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY},
         {"zerocopy", XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY},
@@ -92,8 +92,7 @@ TEST_P(PluginTable, EntryPointReturnsTheSameTableEveryTime) {
     EXPECT_EQ(plugin.table, load_plugin_directly(GetParam()).table);
 }
 
-INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::test::kCudaBackends),
-                         param_name);
+INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::test::kCudaBackends), param_name);
 
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
@@ -121,7 +120,7 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
     struct Case {
         const char *name;
         const char *value;
-    } const cases[] = {{"staging_threads", "257"}, {"staging_threads", "-3"}, {"chunk_size", "12abc"},
+    } const cases[] = {{"staging_threads", "257"}, {"staging_threads", "-3"},    {"chunk_size", "12abc"},
                        {"chunk_size", "1024"},     {"chunk_size", "2147483648"}, {"staging", "2"},
                        {"staging_slots", "99999"}};
     for (const auto &c : cases) {
@@ -179,4 +178,4 @@ TEST(PluginTablePageable, HelpSaysWhatTheStagingParametersDo) {
     EXPECT_NE(std::string::npos, slots_help.find("page-locked")) << slots_help;
 }
 
-}  // namespace
+} // namespace

@@ -2,12 +2,12 @@
 // The registration cache's bookkeeping (backends/pinned): LRU order under the byte limit,
 // range lookup, and the page identity that keeps a freed and re-mapped range from hitting a
 // stale registration. No device needed (cuda_unit).
-#include <gtest/gtest.h>
-
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
+
+#include <gtest/gtest.h>
 
 #include "page_frames.hpp"
 #include "registration_lru.hpp"
@@ -27,8 +27,8 @@ TEST(RegistrationCacheLru, FindsOnlyRangesThatCoverTheCopyWhole) {
     lru.insert(range(0x10000, 0x4000));
     EXPECT_NE(nullptr, lru.find(0x10000, 0x4000));
     EXPECT_NE(nullptr, lru.find(0x11000, 0x1000));
-    EXPECT_EQ(nullptr, lru.find(0x13000, 0x2000));  // runs past the end
-    EXPECT_EQ(nullptr, lru.find(0xf000, 0x2000));   // starts before
+    EXPECT_EQ(nullptr, lru.find(0x13000, 0x2000)); // runs past the end
+    EXPECT_EQ(nullptr, lru.find(0xf000, 0x2000));  // starts before
     EXPECT_EQ(nullptr, lru.find(0x20000, 0x1000));
 }
 
@@ -38,25 +38,25 @@ TEST(RegistrationCacheLru, OverlappingNamesEveryTouchedRange) {
     lru.insert(range(0x14000, 0x2000));
     lru.insert(range(0x20000, 0x1000));
     EXPECT_EQ((std::vector<std::uintptr_t>{0x10000, 0x14000}), lru.overlapping(0x11000, 0x4000));
-    EXPECT_TRUE(lru.overlapping(0x12000, 0x2000).empty());  // exactly the gap
+    EXPECT_TRUE(lru.overlapping(0x12000, 0x2000).empty()); // exactly the gap
     EXPECT_EQ((std::vector<std::uintptr_t>{0x20000}), lru.overlapping(0x1f000, 0x2000));
 }
 
 TEST(RegistrationCacheLru, EvictsLeastRecentlyUsedFirstToStayUnderTheLimit) {
     RegistrationLru lru(0x10000);
-    lru.insert(range(0x100000, 0x4000));  // oldest
+    lru.insert(range(0x100000, 0x4000)); // oldest
     lru.insert(range(0x200000, 0x4000));
     lru.insert(range(0x300000, 0x4000));
-    lru.touch(*lru.find(0x100000, 1));  // now the newest
+    lru.touch(*lru.find(0x100000, 1)); // now the newest
     EXPECT_EQ(0xc000u, lru.bytes());
     std::vector<std::uintptr_t> victims;
     ASSERT_TRUE(lru.victims_for(0x4000, &victims));
-    EXPECT_TRUE(victims.empty());  // fits exactly
+    EXPECT_TRUE(victims.empty()); // fits exactly
     ASSERT_TRUE(lru.victims_for(0x8000, &victims));
     EXPECT_EQ((std::vector<std::uintptr_t>{0x200000}), victims);
     ASSERT_TRUE(lru.victims_for(0xc000, &victims));
     EXPECT_EQ((std::vector<std::uintptr_t>{0x200000, 0x300000}), victims);
-    EXPECT_FALSE(lru.victims_for(0x10001, &victims));  // larger than the limit: never cached
+    EXPECT_FALSE(lru.victims_for(0x10001, &victims)); // larger than the limit: never cached
     EXPECT_TRUE(victims.empty());
     const CachedRange taken = lru.take(0x200000);
     EXPECT_EQ(0x4000u, taken.bytes);
@@ -103,5 +103,5 @@ TEST(RegistrationCachePages, AddressesMappedAgainShowOtherFrames) {
     close(fd);
 }
 
-}  // namespace
-}  // namespace xfer::cuda::pinned
+} // namespace
+} // namespace xfer::cuda::pinned

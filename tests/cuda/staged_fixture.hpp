@@ -13,27 +13,27 @@
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
-#include <xfer/xfer.h>
 
 #include "test_support.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::test {
 
 struct StagingCase {
     const char *label;
-    const char *staging_threads;   // nullptr: the declared default (auto)
-    const char *chunk_size;        // nullptr: the declared default
-    std::size_t chunk_bytes;       // what chunk_size means, for sizes around it
-    const char *staging = nullptr;           // nullptr: sync (the default); "async"; "off": the direct path
-    const char *staging_slots = nullptr;     // nullptr: the declared default (auto)
-    const char *staged_min_bytes = nullptr;  // "0": every copy staged, the smallest too
+    const char *staging_threads;            // nullptr: the declared default (auto)
+    const char *chunk_size;                 // nullptr: the declared default
+    std::size_t chunk_bytes;                // what chunk_size means, for sizes around it
+    const char *staging = nullptr;          // nullptr: sync (the default); "async"; "off": the direct path
+    const char *staging_slots = nullptr;    // nullptr: the declared default (auto)
+    const char *staged_min_bytes = nullptr; // "0": every copy staged, the smallest too
 };
 
 // Sets an environment variable for a scope and puts the old value (or its absence) back.
 using ScopedEnv = ::xfer::test::EnvGuard;
 
 class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
-protected:
+  protected:
     void SetUp() override {
         XFER_REQUIRE_CUDA_DEVICE();
         {
@@ -48,7 +48,7 @@ protected:
     }
     void TearDown() override {
         if (ctx_ != nullptr) {
-            EXPECT_XFER_OK(xfer_close(ctx_));  // also frees the staging ring
+            EXPECT_XFER_OK(xfer_close(ctx_)); // also frees the staging ring
         }
     }
 
@@ -87,4 +87,4 @@ inline void PrintTo(const StagingCase &c, std::ostream *os) { *os << c.label; }
 
 inline std::string staging_case_name(const ::testing::TestParamInfo<StagingCase> &info) { return info.param.label; }
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -78,4 +78,4 @@ TEST(StagingPlan, ChunksOfNothingAndOfARemainder) {
     EXPECT_EQ(0u, nth_chunk(2 * MiB + 1, MiB, 3).bytes);
 }
 
-}  // namespace
+} // namespace

@@ -70,4 +70,4 @@ int find_backend(const std::string &name, xfer_backend_info *info) {
     return -1;
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <gtest/gtest.h>
+
 #include <xfer/xfer.h>
 #include <xfer_test/support.hpp>
 
@@ -24,7 +25,7 @@ std::vector<unsigned char> xored(const std::vector<unsigned char> &in, unsigned 
 struct GpuPresence {
     bool available = false;
     int count = 0;
-    std::string reason;  // why not, when unavailable
+    std::string reason; // why not, when unavailable
 };
 // Asks the CUDA runtime directly (not xfer) once per process.
 const GpuPresence &gpu_presence();
@@ -51,17 +52,17 @@ struct ContextGuard {
     }
 };
 
-}  // namespace xfer::test
+} // namespace xfer::test
 
 // Skips (or, under XFER_REQUIRE_GPU=1, fails) a GPU-only test when the machine has no usable
 // CUDA device. Use at the top of a test body or SetUp.
-#define XFER_REQUIRE_CUDA_DEVICE()                                                                         \
-    do {                                                                                                   \
-        const auto &presence_ = ::xfer::test::gpu_presence();                                                \
-        if (!presence_.available) {                                                                        \
-            if (::xfer::test::gpu_required()) {                                                             \
-                FAIL() << "XFER_REQUIRE_GPU=1 but there is no CUDA device: " << presence_.reason;          \
-            }                                                                                              \
-            GTEST_SKIP() << "no CUDA device (" << presence_.reason << ")";                                 \
-        }                                                                                                  \
+#define XFER_REQUIRE_CUDA_DEVICE()                                                                                     \
+    do {                                                                                                               \
+        const auto &presence_ = ::xfer::test::gpu_presence();                                                          \
+        if (!presence_.available) {                                                                                    \
+            if (::xfer::test::gpu_required()) {                                                                        \
+                FAIL() << "XFER_REQUIRE_GPU=1 but there is no CUDA device: " << presence_.reason;                      \
+            }                                                                                                          \
+            GTEST_SKIP() << "no CUDA device (" << presence_.reason << ")";                                             \
+        }                                                                                                              \
     } while (0)

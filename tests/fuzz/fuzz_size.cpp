@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         auto canonical = normalize_value("size", text, &again);
         if (!canonical || parse_size(*canonical, &again) != bytes) std::abort();
     } else if (why.empty()) {
-        std::abort();  // a refusal must say why
+        std::abort(); // a refusal must say why
     }
     why.clear();
     if (!parse_int(text, &why) && why.empty()) std::abort();

@@ -13,8 +13,6 @@
 // Every byte that a completed operation moved is compared with what was written.
 // A watchdog ends the run (exit 2) when no operation completes for --watchdog seconds; any
 // wrong byte or unexpected status ends it with exit 1. Both print the seed to reproduce.
-#include <xfer/xfer.h>
-
 #include <atomic>
 #include <chrono>
 #include <cinttypes>
@@ -26,6 +24,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <xfer/xfer.h>
 
 namespace {
 
@@ -71,8 +71,9 @@ void verify(int thread, const char *what, const unsigned char *expected, const u
     if (std::memcmp(expected, actual, n) != 0) {
         std::size_t i = 0;
         while (expected[i] == actual[i]) ++i;
-        fail(thread, what, "byte " + std::to_string(i) + " of " + std::to_string(n) + " is " +
-                               std::to_string(actual[i]) + ", expected " + std::to_string(expected[i]));
+        fail(thread, what,
+             "byte " + std::to_string(i) + " of " + std::to_string(n) + " is " + std::to_string(actual[i]) +
+                 ", expected " + std::to_string(expected[i]));
     }
     g_bytes_verified += n;
 }
@@ -119,14 +120,14 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
     const int op = static_cast<int>(rng() % (touch_views ? 8 : 4));
     bool done = true;
     switch (op) {
-    case 0: {  // raw copies in, raw copy out, through the device view
+    case 0: { // raw copies in, raw copy out, through the device view
         done = CHECK(xfer_memcpy_async(ctx, dev, expected.data(), bytes, XFER_COPY_HOST_TO_DEVICE, s1)) &&
                CHECK(xfer_memcpy_async(ctx, out.data(), dev, bytes, XFER_COPY_DEVICE_TO_HOST, s1)) &&
                CHECK(xfer_stream_synchronize(s1));
         if (done) verify(c.thread, "raw copy round trip", expected.data(), out.data(), bytes);
         break;
     }
-    case 1: {  // batched raw copies in pieces, event from s1 to s2, batched out on s2
+    case 1: { // batched raw copies in pieces, event from s1 to s2, batched out on s2
         const std::size_t pieces = 1 + rng() % 16;
         std::vector<void *> dsts;
         std::vector<const void *> srcs;
@@ -146,14 +147,14 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
                CHECK(xfer_memcpy_batch_async(ctx, dsts.data(), srcs.data(), sizes.data(), sizes.size(),
                                              XFER_COPY_HOST_TO_DEVICE, s1)) &&
                CHECK(xfer_event_record(e, s1)) && CHECK(xfer_stream_wait_event(s2, e)) &&
-               CHECK(xfer_event_destroy(e)) &&  // destroyed with a wait on it queued
+               CHECK(xfer_event_destroy(e)) && // destroyed with a wait on it queued
                CHECK(xfer_memcpy_batch_async(ctx, back_dsts.data(), back_srcs.data(), sizes.data(), sizes.size(),
                                              XFER_COPY_DEVICE_TO_HOST, s2)) &&
                CHECK(xfer_stream_synchronize(s2));
         if (done) verify(c.thread, "batched copies across streams", expected.data(), out.data(), bytes);
         break;
     }
-    case 2: {  // free with a raw copy of its device view queued: the copy must still complete
+    case 2: { // free with a raw copy of its device view queued: the copy must still complete
         done = CHECK(xfer_memcpy_async(ctx, dev, expected.data(), bytes, XFER_COPY_HOST_TO_DEVICE, s1)) &&
                CHECK(xfer_memcpy_async(ctx, out.data(), dev, bytes, XFER_COPY_DEVICE_TO_HOST, s1)) &&
                CHECK(xfer_free(b));
@@ -162,7 +163,7 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
         if (done) verify(c.thread, "raw copy of a freed buffer's view", expected.data(), out.data(), bytes);
         break;
     }
-    case 3: {  // a stream created for the op and destroyed with work queued
+    case 3: { // a stream created for the op and destroyed with work queued
         xfer_stream s = nullptr;
         done = CHECK(xfer_stream_create(ctx, &s)) &&
                CHECK(xfer_memcpy_async(ctx, dev, expected.data(), bytes, XFER_COPY_HOST_TO_DEVICE, s)) &&
@@ -172,7 +173,7 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
         break;
     }
     case 4:
-    case 5: {  // buffer copies both ways through the host view, timed events
+    case 5: { // buffer copies both ways through the host view, timed events
         std::memcpy(host, expected.data(), bytes);
         xfer_event a = nullptr, z = nullptr;
         float ms = 0;
@@ -182,7 +183,8 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
             std::memset(out.data(), 0, bytes);
             done = CHECK(xfer_memcpy_async(ctx, out.data(), dev, bytes, XFER_COPY_DEVICE_TO_HOST, s1)) &&
                    CHECK(xfer_event_record(z, s1)) && CHECK(xfer_event_synchronize(z)) &&
-                   CHECK(xfer_event_elapsed_ms(a, z, &ms)) && CHECK(xfer_event_destroy(a)) && CHECK(xfer_event_destroy(z));
+                   CHECK(xfer_event_elapsed_ms(a, z, &ms)) && CHECK(xfer_event_destroy(a)) &&
+                   CHECK(xfer_event_destroy(z));
         }
         if (done) verify(c.thread, "buffer copy to device", expected.data(), out.data(), bytes);
         if (done) {
@@ -197,7 +199,7 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
         }
         break;
     }
-    case 6: {  // free with buffer copies queued on two streams
+    case 6: { // free with buffer copies queued on two streams
         std::memcpy(host, expected.data(), bytes);
         done = CHECK(xfer_copy_async(b, XFER_TO_DEVICE, 0, bytes, s1)) &&
                CHECK(xfer_memcpy_async(ctx, out.data(), host, bytes, XFER_COPY_HOST_TO_HOST, s2)) &&
@@ -207,7 +209,7 @@ bool one_op(xfer_context ctx, xfer_stream s1, xfer_stream s2, std::mt19937_64 &r
         if (done) verify(c.thread, "raw copy of a freed buffer's host view", expected.data(), out.data(), bytes);
         break;
     }
-    default: {  // partial buffer copies at a random offset
+    default: { // partial buffer copies at a random offset
         std::memcpy(host, expected.data(), bytes);
         const std::size_t offset = rng() % bytes;
         const std::size_t n = 1 + rng() % (bytes - offset);
@@ -231,7 +233,9 @@ void worker(int index, xfer_context shared, bool own_context, bool close_phase, 
     xfer_context ctx = shared;
     if (own_context && !c.ok(xfer_open(g_opt.backend.c_str(), 0, &ctx), "xfer_open")) return;
     xfer_stream s1 = nullptr, s2 = nullptr;
-    if (!c.ok(xfer_stream_create(ctx, &s1), "xfer_stream_create") || !c.ok(xfer_stream_create(ctx, &s2), "xfer_stream_create")) return;
+    if (!c.ok(xfer_stream_create(ctx, &s1), "xfer_stream_create") ||
+        !c.ok(xfer_stream_create(ctx, &s2), "xfer_stream_create"))
+        return;
     for (long i = 0; i < g_opt.ops; ++i) {
         if (close_phase && index == 0 && i == g_opt.ops / 4) {
             // Close while the other threads are in the middle of their operations.
@@ -263,7 +267,8 @@ void run_phase(int phase) {
     }
     std::vector<std::thread> threads;
     for (int t = 0; t < g_opt.threads; ++t) {
-        threads.emplace_back(worker, t, shared, phase == 2, phase == 3, &close_now, &scratch[static_cast<std::size_t>(t)]);
+        threads.emplace_back(worker, t, shared, phase == 2, phase == 3, &close_now,
+                             &scratch[static_cast<std::size_t>(t)]);
     }
     for (auto &t : threads) t.join();
     if (phase == 1) c.ok(xfer_close(shared), "xfer_close");
@@ -293,19 +298,26 @@ bool parse(int argc, char **argv) {
         const std::string a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
         if (v == nullptr) return false;
-        if (a == "--backend") g_opt.backend = v;
-        else if (a == "--threads") g_opt.threads = std::atoi(v);
-        else if (a == "--ops") g_opt.ops = std::atol(v);
-        else if (a == "--seed") g_opt.seed = std::strtoull(v, nullptr, 10);
-        else if (a == "--watchdog") g_opt.watchdog_s = std::atoi(v);
-        else if (a == "--max-bytes") g_opt.max_bytes = std::strtoull(v, nullptr, 10);
-        else return false;
+        if (a == "--backend")
+            g_opt.backend = v;
+        else if (a == "--threads")
+            g_opt.threads = std::atoi(v);
+        else if (a == "--ops")
+            g_opt.ops = std::atol(v);
+        else if (a == "--seed")
+            g_opt.seed = std::strtoull(v, nullptr, 10);
+        else if (a == "--watchdog")
+            g_opt.watchdog_s = std::atoi(v);
+        else if (a == "--max-bytes")
+            g_opt.max_bytes = std::strtoull(v, nullptr, 10);
+        else
+            return false;
         ++i;
     }
     return g_opt.threads > 0 && g_opt.ops > 0 && g_opt.watchdog_s > 0 && g_opt.max_bytes > 0;
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
     if (!parse(argc, argv)) {
@@ -313,8 +325,9 @@ int main(int argc, char **argv) {
                              "[--watchdog SECONDS] [--max-bytes BYTES]\n");
         return 64;
     }
-    std::printf("xfer_stress: backend %s, %d threads x %ld operations x 3 phases, buffers up to %zu bytes, seed %" PRIu64 "\n",
-                g_opt.backend.c_str(), g_opt.threads, g_opt.ops, g_opt.max_bytes, g_opt.seed);
+    std::printf(
+        "xfer_stress: backend %s, %d threads x %ld operations x 3 phases, buffers up to %zu bytes, seed %" PRIu64 "\n",
+        g_opt.backend.c_str(), g_opt.threads, g_opt.ops, g_opt.max_bytes, g_opt.seed);
     std::fflush(stdout);
     std::atomic<bool> finished{false};
     std::thread dog(watchdog, &finished);

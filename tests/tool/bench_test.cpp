@@ -1,36 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 // The bench's table of targets, its choice of targets and its verdicts (no GPU needed; the
 // measurements themselves run in test_bench.py on host and on the GPU machine).
-#include "bench/bench.hpp"
-#include "bench/bench_report.hpp"
-#include "bench/targets.hpp"
-
-#include <gtest/gtest.h>
-
 #include <algorithm>
 #include <regex>
 #include <set>
 #include <stdexcept>
 
+#include <gtest/gtest.h>
+
+#include "bench/bench.hpp"
+#include "bench/bench_report.hpp"
+#include "bench/targets.hpp"
+
 using namespace xfer::tool;
 
 namespace {
 
-std::vector<std::string> names(const std::vector<const TargetSpec *> &targets)
-{
+std::vector<std::string> names(const std::vector<const TargetSpec *> &targets) {
     std::vector<std::string> out;
-    for (const TargetSpec *t : targets)
-        out.push_back(t->name);
+    for (const TargetSpec *t : targets) out.push_back(t->name);
     return out;
 }
 
-bool has(const std::vector<TargetSpec> &table, const std::string &name)
-{
+bool has(const std::vector<TargetSpec> &table, const std::string &name) {
     return std::any_of(table.begin(), table.end(), [&](const TargetSpec &t) { return t.name == name; });
 }
 
-BenchRow measured_row(double median, Goal goal)
-{
+BenchRow measured_row(double median, Goal goal) {
     BenchRow row;
     row.target = "pinned-raw-h2d-1MiB";
     row.ratio_unit = goal.unit;
@@ -42,8 +38,7 @@ BenchRow measured_row(double median, Goal goal)
 
 } // namespace
 
-TEST(BenchTargets, NamesAreUniqueStableAndStartWithTheirBackend)
-{
+TEST(BenchTargets, NamesAreUniqueStableAndStartWithTheirBackend) {
     const std::regex shape("^[a-z0-9]+(-[A-Za-z0-9]+)*$"); // as the JSON schema says
     std::set<std::string> seen;
     for (const auto *table : {&cuda_targets(), &smoke_targets()})
@@ -56,8 +51,7 @@ TEST(BenchTargets, NamesAreUniqueStableAndStartWithTheirBackend)
         }
 }
 
-TEST(BenchTargets, EveryCudaRowHasAGoalAndNoSmokeRowHasOne)
-{
+TEST(BenchTargets, EveryCudaRowHasAGoalAndNoSmokeRowHasOne) {
     for (const TargetSpec &t : cuda_targets()) {
         ASSERT_TRUE(t.goal) << t.name;
         EXPECT_NE(t.backend, "host") << t.name;
@@ -68,12 +62,12 @@ TEST(BenchTargets, EveryCudaRowHasAGoalAndNoSmokeRowHasOne)
     }
 }
 
-TEST(BenchTargets, TheIssuesTargetsAreThere)
-{
+TEST(BenchTargets, TheIssuesTargetsAreThere) {
     const auto &t = cuda_targets();
     for (const char *dir : {"h2d", "d2h"}) {
         // Issue 7: pageable vs raw at every size from 4 KiB to 1 GiB by powers of 4.
-        for (const char *size : {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"})
+        for (const char *size :
+             {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"})
             EXPECT_TRUE(has(t, std::string("pageable-raw-") + dir + "-" + size)) << dir << " " << size;
         for (const char *size : {"64MiB", "256MiB", "1GiB"}) {
             EXPECT_TRUE(has(t, std::string("pageable-pinned-") + dir + "-" + size));
@@ -87,7 +81,8 @@ TEST(BenchTargets, TheIssuesTargetsAreThere)
             EXPECT_TRUE(has(t, std::string(backend) + "-batch-coalesced-" + dir));
         }
     }
-    for (const char *name : {"pageable-overlap", "pinned-overlap", "pinned-malloc-h2d-256MiB", "managed-to-host-256MiB"})
+    for (const char *name :
+         {"pageable-overlap", "pinned-overlap", "pinned-malloc-h2d-256MiB", "managed-to-host-256MiB"})
         EXPECT_TRUE(has(t, name)) << name;
     // The goals as the issues write them.
     auto goal = [&](const std::string &name) {
@@ -103,18 +98,15 @@ TEST(BenchTargets, TheIssuesTargetsAreThere)
     EXPECT_EQ(goal("managed-to-host-256MiB").value, 1.5);
 }
 
-TEST(BenchSelect, DefaultIsTheCudaTableWithAGpuAndTheSmokeSetWithout)
-{
+TEST(BenchSelect, DefaultIsTheCudaTableWithAGpuAndTheSmokeSetWithout) {
     EXPECT_EQ(select_targets({}, {}, true).size(), cuda_targets().size());
     const auto smoke = select_targets({}, {}, false);
     ASSERT_EQ(smoke.size(), smoke_targets().size());
     EXPECT_EQ(smoke.front(), &smoke_targets().front());
 }
 
-TEST(BenchSelect, BackendsAndPatternsNarrowTheChoiceInTableOrder)
-{
-    for (const TargetSpec *t : select_targets({"managed"}, {}, false))
-        EXPECT_EQ(t->backend, "managed") << t->name;
+TEST(BenchSelect, BackendsAndPatternsNarrowTheChoiceInTableOrder) {
+    for (const TargetSpec *t : select_targets({"managed"}, {}, false)) EXPECT_EQ(t->backend, "managed") << t->name;
     EXPECT_EQ(names(select_targets({}, {"pinned-overlap", "pageable-raw-h2d-*KiB"}, false)),
               (std::vector<std::string>{"pageable-raw-h2d-4KiB", "pageable-raw-h2d-16KiB", "pageable-raw-h2d-64KiB",
                                         "pageable-raw-h2d-256KiB", "pinned-overlap"}));
@@ -123,8 +115,7 @@ TEST(BenchSelect, BackendsAndPatternsNarrowTheChoiceInTableOrder)
     EXPECT_EQ(names(select_targets({"pinned"}, {"*-overlap"}, true)), std::vector<std::string>{"pinned-overlap"});
 }
 
-TEST(BenchSelect, ASelectionOfNothingSaysWhy)
-{
+TEST(BenchSelect, ASelectionOfNothingSaysWhy) {
     try {
         select_targets({"nosuch"}, {}, true);
         FAIL() << "no error";
@@ -136,8 +127,7 @@ TEST(BenchSelect, ASelectionOfNothingSaysWhy)
     EXPECT_THROW(select_targets({"host"}, {"pinned-overlap"}, true), std::invalid_argument);
 }
 
-TEST(BenchVerdict, TheMedianRatioAgainstTheGoal)
-{
+TEST(BenchVerdict, TheMedianRatioAgainstTheGoal) {
     EXPECT_EQ(verdict(measured_row(0.95, {Goal::Op::at_least, 0.9, "x"})), Verdict::pass);
     EXPECT_EQ(verdict(measured_row(0.9, {Goal::Op::at_least, 0.9, "x"})), Verdict::pass);
     EXPECT_EQ(verdict(measured_row(0.89, {Goal::Op::at_least, 0.9, "x"})), Verdict::fail);
@@ -145,8 +135,7 @@ TEST(BenchVerdict, TheMedianRatioAgainstTheGoal)
     EXPECT_EQ(verdict(measured_row(0.2, {Goal::Op::at_most, 0.1, "us"})), Verdict::fail);
 }
 
-TEST(BenchVerdict, AFailedVerificationIsFailWhateverTheSpeed)
-{
+TEST(BenchVerdict, AFailedVerificationIsFailWhateverTheSpeed) {
     BenchRow row = measured_row(100.0, {Goal::Op::at_least, 0.9, "x"});
     row.verification.state = Verification::State::failed;
     EXPECT_EQ(verdict(row), Verdict::fail);
@@ -154,8 +143,7 @@ TEST(BenchVerdict, AFailedVerificationIsFailWhateverTheSpeed)
     EXPECT_EQ(verdict(row), Verdict::fail);
 }
 
-TEST(BenchVerdict, SmokeErrorAndUnverifiedRows)
-{
+TEST(BenchVerdict, SmokeErrorAndUnverifiedRows) {
     BenchRow row = measured_row(1.0, {Goal::Op::at_least, 0.9, "x"});
     row.goal.reset();
     EXPECT_EQ(verdict(row), Verdict::smoke);
@@ -171,8 +159,7 @@ TEST(BenchVerdict, SmokeErrorAndUnverifiedRows)
     EXPECT_STREQ(to_string(Verdict::error), "ERROR");
 }
 
-TEST(BenchReport, GoalsAndRatiosReadAsTheIssuesWriteThem)
-{
+TEST(BenchReport, GoalsAndRatiosReadAsTheIssuesWriteThem) {
     EXPECT_EQ(goal_text(measured_row(0.934, {Goal::Op::at_least, 0.9, "x"})), ">= 0.9x");
     EXPECT_EQ(goal_text(measured_row(3.2, {Goal::Op::at_most, 5, "%"})), "<= 5%");
     EXPECT_EQ(goal_text(measured_row(0.04, {Goal::Op::at_most, 0.1, "us"})), "<= 0.1 us");
@@ -183,8 +170,7 @@ TEST(BenchReport, GoalsAndRatiosReadAsTheIssuesWriteThem)
     EXPECT_EQ(ratio_text(measured_row(-0.02, {Goal::Op::at_most, 0.1, "us"})), "-0.020 us");
 }
 
-TEST(BenchReport, JsonAndSummaryCountTheVerdicts)
-{
+TEST(BenchReport, JsonAndSummaryCountTheVerdicts) {
     BenchReport report;
     report.tool_version = "1.0.0";
     report.library_version = "1.0.0";

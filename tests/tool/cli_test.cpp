@@ -1,24 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command-line and configuration-file parsing of xfer-tool.
-#include "cli.hpp"
+#include <cstdlib>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <sstream>
+#include "cli.hpp"
 
 using namespace xfer::tool;
 
 namespace {
 
-Invocation parse(std::vector<std::string> args)
-{
+Invocation parse(std::vector<std::string> args) {
     unsetenv("XFER_CONFIG");
     return parse_command_line(args);
 }
 
-std::string usage_error(std::vector<std::string> args)
-{
+std::string usage_error(std::vector<std::string> args) {
     try {
         parse(args);
     } catch (const UsageError &e) {
@@ -29,8 +27,7 @@ std::string usage_error(std::vector<std::string> args)
 
 } // namespace
 
-TEST(Cli, RunAllExpandsToEveryWorkflowInOrder)
-{
+TEST(Cli, RunAllExpandsToEveryWorkflowInOrder) {
     Invocation inv = parse({"run", "all", "--backend", "host"});
     ASSERT_EQ(inv.command, Command::run);
     EXPECT_EQ(inv.run.workflows, (std::vector<std::string>{"roundtrip", "sync-async", "bandwidth", "vector-add",
@@ -39,8 +36,7 @@ TEST(Cli, RunAllExpandsToEveryWorkflowInOrder)
     EXPECT_FALSE(inv.run.all_backends);
 }
 
-TEST(Cli, DefaultsAreThoseOfTheIssue)
-{
+TEST(Cli, DefaultsAreThoseOfTheIssue) {
     Invocation inv = parse({"run", "bandwidth"});
     EXPECT_EQ(inv.run.repeats, 20);
     EXPECT_EQ(inv.run.streams, 3);
@@ -56,11 +52,21 @@ TEST(Cli, DefaultsAreThoseOfTheIssue)
     EXPECT_EQ(inv.run.device, -1);
 }
 
-TEST(Cli, OptionsAreParsedWithUnits)
-{
-    Invocation inv = parse({"run", "roundtrip,access", "--backend", "pinned,pageable", "--backend", "managed", "--size",
-                            "4MiB", "--sizes", "1KiB,1MB", "-n", "5", "-w", "0", "--copies", "16", "--copy-size", "1KB",
-                            "--stride", "8", "--seed", "7", "--format", "json", "-o", "out.json", "--trace", "t.json",
+TEST(Cli, OptionsAreParsedWithUnits) {
+    Invocation inv = parse({"run",         "roundtrip,access",
+                            "--backend",   "pinned,pageable",
+                            "--backend",   "managed",
+                            "--size",      "4MiB",
+                            "--sizes",     "1KiB,1MB",
+                            "-n",          "5",
+                            "-w",          "0",
+                            "--copies",    "16",
+                            "--copy-size", "1KB",
+                            "--stride",    "8",
+                            "--seed",      "7",
+                            "--format",    "json",
+                            "-o",          "out.json",
+                            "--trace",     "t.json",
                             "-q"});
     EXPECT_EQ(inv.run.workflows, (std::vector<std::string>{"roundtrip", "access"}));
     EXPECT_EQ(inv.run.backends, (std::vector<std::string>{"pinned", "pageable", "managed"}));
@@ -79,8 +85,7 @@ TEST(Cli, OptionsAreParsedWithUnits)
     EXPECT_TRUE(inv.run.quiet);
 }
 
-TEST(Cli, BackendAllAndCompareDefaults)
-{
+TEST(Cli, BackendAllAndCompareDefaults) {
     Invocation run = parse({"run", "all", "--backend", "all"});
     EXPECT_TRUE(run.run.all_backends);
     Invocation cmp = parse({"compare"});
@@ -88,8 +93,7 @@ TEST(Cli, BackendAllAndCompareDefaults)
     EXPECT_EQ(cmp.run.workflows.size(), 7u);
 }
 
-TEST(Cli, PeerIsNamedNotPartOfAllAndDeviceAllRunsEveryDevice)
-{
+TEST(Cli, PeerIsNamedNotPartOfAllAndDeviceAllRunsEveryDevice) {
     Invocation inv = parse({"run", "all", "peer", "--device", "all"});
     EXPECT_EQ(inv.run.workflows.size(), 8u);
     EXPECT_EQ(inv.run.workflows.back(), "peer");
@@ -102,20 +106,23 @@ TEST(Cli, PeerIsNamedNotPartOfAllAndDeviceAllRunsEveryDevice)
               "--device: 'some' is not an integer (not a whole number)");
 }
 
-TEST(Cli, BadInputSaysWhatIsWrong)
-{
-    EXPECT_EQ(usage_error({"frobnicate"}), "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench)");
-    EXPECT_EQ(usage_error({"run"}),
-              "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access, peer");
-    EXPECT_EQ(usage_error({"run", "nope"}), "unknown workflow 'nope' (workflows: all, roundtrip, sync-async, bandwidth, "
-                                            "vector-add, overlap, batching, access, peer)");
+TEST(Cli, BadInputSaysWhatIsWrong) {
+    EXPECT_EQ(usage_error({"frobnicate"}),
+              "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench)");
+    EXPECT_EQ(
+        usage_error({"run"}),
+        "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access, peer");
+    EXPECT_EQ(usage_error({"run", "nope"}),
+              "unknown workflow 'nope' (workflows: all, roundtrip, sync-async, bandwidth, "
+              "vector-add, overlap, batching, access, peer)");
     EXPECT_EQ(usage_error({"run", "all", "--size", "12XB"}),
               "--size: '12XB': unknown size unit 'XB' (use B, KiB, MiB, GiB, TiB = powers of 1024, or KB, MB, GB, TB = "
               "powers of 1000)");
     // The library's grammar: what a configuration file refuses, the tool refuses too.
     EXPECT_EQ(usage_error({"run", "all", "--size", "1.5GiB"}),
               "--size: '1.5GiB': fractional sizes are not supported (write 1536MiB, not 1.5GiB)");
-    EXPECT_EQ(usage_error({"run", "all", "--direction", "up"}), "--direction: unknown direction 'up' (use h2d, d2h, bidir)");
+    EXPECT_EQ(usage_error({"run", "all", "--direction", "up"}),
+              "--direction: unknown direction 'up' (use h2d, d2h, bidir)");
     EXPECT_EQ(usage_error({"run", "all", "--seed", "-1"}),
               "--seed: '-1' is not a seed (a whole number from 0 to 2^64-1)");
     EXPECT_NE(usage_error({"run", "all", "-b", "1MiB"}).find("unrecognised option '-b'"), std::string::npos);
@@ -123,37 +130,53 @@ TEST(Cli, BadInputSaysWhatIsWrong)
     EXPECT_EQ(usage_error({"plot", "--kind", "pie", "t.json", "-o", "x.png"}),
               "--kind: unknown plot kind 'pie' (use bandwidth or overlap)");
     EXPECT_EQ(usage_error({"run", "all", "--repeats", "0"}), "--repeats: 0 is below the minimum 1");
-    EXPECT_EQ(usage_error({"run", "all", "--streams", "two"}), "--streams: 'two' is not an integer (not a whole number)");
-    EXPECT_EQ(usage_error({"run", "all", "--format", "xml"}), "--format: unknown format 'xml' (use table, csv or json)");
-    EXPECT_EQ(usage_error({"run", "all", "--backend", "all,host"}), "--backend: 'all' cannot be combined with backend names");
+    EXPECT_EQ(usage_error({"run", "all", "--streams", "two"}),
+              "--streams: 'two' is not an integer (not a whole number)");
+    EXPECT_EQ(usage_error({"run", "all", "--format", "xml"}),
+              "--format: unknown format 'xml' (use table, csv or json)");
+    EXPECT_EQ(usage_error({"run", "all", "--backend", "all,host"}),
+              "--backend: 'all' cannot be combined with backend names");
     EXPECT_NE(usage_error({"run", "all", "--bogus"}).find("unrecognised option '--bogus'"), std::string::npos);
     EXPECT_EQ(usage_error({"plot", "r.json"}), "plot needs -o FILE.png or -o FILE.svg");
     EXPECT_EQ(usage_error({"plot", "-o", "x.png"}),
               "plot needs exactly one RESULTS.json (or TRACE.json with --kind overlap)");
 }
 
-TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults)
-{
+TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults) {
     Invocation top = parse({"--help"});
     EXPECT_EQ(top.command, Command::help);
     Invocation run = parse({"run", "--help"});
     EXPECT_EQ(run.command, Command::help);
     for (const std::string *text : {&top.help_text, &run.help_text}) {
-        for (const char *wf : {"roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access",
-                               "peer"})
+        for (const char *wf :
+             {"roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access", "peer"})
             EXPECT_NE(text->find(std::string("  ") + wf + " "), std::string::npos) << wf;
-        for (const char *opt : {"--size ] SIZE (=256MiB)", "--sizes LIST|FROM:TO[:FACTOR|:+STEP] (=1KiB:1GiB:4)",
-                                "--repeats ] N (=20)", "--warmup ] N (=2)", "--batches N (=8)", "--streams N (=3)",
-                                "--copies N (=4096)", "--copy-size SIZE (=4KiB)", "--stride N (=32)",
-                                "--format table|csv|json (=table)", "--output ] FILE", "--trace FILE", "--config FILE",
-                                "--backend NAME", "--device N|all (=-1)", "--seed N", "--quiet ]", "--quick",
-                                "--direction h2d,d2h,bidir (=h2d,d2h,bidir)", "--samples", "--long"})
+        for (const char *opt : {"--size ] SIZE (=256MiB)",
+                                "--sizes LIST|FROM:TO[:FACTOR|:+STEP] (=1KiB:1GiB:4)",
+                                "--repeats ] N (=20)",
+                                "--warmup ] N (=2)",
+                                "--batches N (=8)",
+                                "--streams N (=3)",
+                                "--copies N (=4096)",
+                                "--copy-size SIZE (=4KiB)",
+                                "--stride N (=32)",
+                                "--format table|csv|json (=table)",
+                                "--output ] FILE",
+                                "--trace FILE",
+                                "--config FILE",
+                                "--backend NAME",
+                                "--device N|all (=-1)",
+                                "--seed N",
+                                "--quiet ]",
+                                "--quick",
+                                "--direction h2d,d2h,bidir (=h2d,d2h,bidir)",
+                                "--samples",
+                                "--long"})
             EXPECT_NE(text->find(opt), std::string::npos) << opt;
     }
 }
 
-TEST(ConfigSection, FillsWhatTheCommandLineLeftUnset)
-{
+TEST(ConfigSection, FillsWhatTheCommandLineLeftUnset) {
     RunOptions o;
     std::istringstream file("backend = pinned\n"
                             "[pageable]\n"
@@ -165,12 +188,11 @@ TEST(ConfigSection, FillsWhatTheCommandLineLeftUnset)
     apply_config_section(file, "test.ini", {"format"}, o);
     EXPECT_EQ(o.repeats, 7);
     EXPECT_EQ(o.size, 64u << 20);
-    EXPECT_EQ(o.format, "table"); // set on the command line: the file does not override it
+    EXPECT_EQ(o.format, "table");    // set on the command line: the file does not override it
     EXPECT_TRUE(o.backends.empty()); // the top-level backend key is the library's
 }
 
-TEST(ConfigSection, UnknownKeysAndBadValuesAreErrors)
-{
+TEST(ConfigSection, UnknownKeysAndBadValuesAreErrors) {
     RunOptions o;
     std::istringstream unknown("[xfer-tool]\nrepeat = 3\n");
     try {
@@ -190,16 +212,16 @@ TEST(ConfigSection, UnknownKeysAndBadValuesAreErrors)
     }
 }
 
-TEST(ConfigSection, ErrorsNameTheLineAsTheLibraryDoes)
-{
+TEST(ConfigSection, ErrorsNameTheLineAsTheLibraryDoes) {
     RunOptions o;
     std::istringstream fraction("backend = host\n\n[xfer-tool]\nrepeats = 3\nsize = 1.5GiB\n");
     try {
         apply_config_section(fraction, "x.ini", {}, o);
         FAIL() << "no exception";
     } catch (const UsageError &e) {
-        EXPECT_EQ(std::string(e.what()),
-                  "x.ini:5: [xfer-tool] size: '1.5GiB': fractional sizes are not supported (write 1536MiB, not 1.5GiB)");
+        EXPECT_EQ(
+            std::string(e.what()),
+            "x.ini:5: [xfer-tool] size: '1.5GiB': fractional sizes are not supported (write 1536MiB, not 1.5GiB)");
     }
     std::istringstream malformed("[xfer-tool]\nrepeats 3\n");
     try {
@@ -215,8 +237,7 @@ TEST(ConfigSection, ErrorsNameTheLineAsTheLibraryDoes)
     EXPECT_TRUE(p.fixed_repeats); // set in the file: no early stop
 }
 
-TEST(Cli, QuickLowersTheDefaultsButNotExplicitOptions)
-{
+TEST(Cli, QuickLowersTheDefaultsButNotExplicitOptions) {
     Invocation q = parse({"compare", "--quick", "--size", "1MiB"});
     EXPECT_TRUE(q.run.quick);
     EXPECT_EQ(q.run.size, 1u << 20); // explicit wins
@@ -229,10 +250,9 @@ TEST(Cli, QuickLowersTheDefaultsButNotExplicitOptions)
     EXPECT_FALSE(d.run.fixed_repeats); // adaptive by default
 }
 
-TEST(Cli, DirectionsSamplesLongAndSeed)
-{
-    Invocation inv = parse({"run", "bandwidth", "--direction", "d2h,h2d", "--samples", "--long", "--seed",
-                            "18446744073709551615"});
+TEST(Cli, DirectionsSamplesLongAndSeed) {
+    Invocation inv =
+        parse({"run", "bandwidth", "--direction", "d2h,h2d", "--samples", "--long", "--seed", "18446744073709551615"});
     EXPECT_EQ(inv.run.directions, (std::vector<std::string>{"d2h", "h2d"}));
     EXPECT_TRUE(inv.run.has_direction("h2d"));
     EXPECT_FALSE(inv.run.has_direction("bidir"));
@@ -242,8 +262,7 @@ TEST(Cli, DirectionsSamplesLongAndSeed)
     EXPECT_EQ(parse({"run", "bandwidth"}).run.directions, (std::vector<std::string>{"h2d", "d2h", "bidir"}));
 }
 
-TEST(Cli, DiffAndPlotKinds)
-{
+TEST(Cli, DiffAndPlotKinds) {
     Invocation d = parse({"diff", "a.json", "b.json", "--all"});
     ASSERT_EQ(d.command, Command::diff);
     EXPECT_EQ(d.diff.before, "a.json");

@@ -1,32 +1,29 @@
 // SPDX-License-Identifier: Apache-2.0
 // compare's recommendations and side-by-side table.
-#include "compare.hpp"
+#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include "compare.hpp"
 
 using namespace xfer::tool;
 
 namespace {
 
 WorkflowResult result(const std::string &workflow, const std::string &backend,
-                      std::vector<std::pair<std::string, double>> medians, bool verified = true)
-{
+                      std::vector<std::pair<std::string, double>> medians, bool verified = true) {
     WorkflowResult r;
     r.workflow = workflow;
     r.backend = backend;
     r.device.kind = backend == "host" ? "host" : "cuda";
-    for (const auto &[name, ms] : medians)
-        r.figures.push_back(Figure{name, "ms", 1048576, Stats{ms, ms, ms, 1}, ""});
+    for (const auto &[name, ms] : medians) r.figures.push_back(Figure{name, "ms", 1048576, Stats{ms, ms, ms, 1}, ""});
     r.verification.state = verified ? Verification::State::passed : Verification::State::failed;
     return r;
 }
 
 } // namespace
 
-TEST(Recommend, LowestMedianOfVerifiedResultsWins)
-{
+TEST(Recommend, LowestMedianOfVerifiedResultsWins) {
     std::vector<WorkflowResult> results = {
         result("roundtrip", "pageable", {{"device total", 20.0}}),
         result("roundtrip", "pinned", {{"device total", 11.0}}),
@@ -52,8 +49,7 @@ TEST(Recommend, LowestMedianOfVerifiedResultsWins)
     EXPECT_EQ(recs[3].basis, "no verified access result");
 }
 
-TEST(Recommend, HostIsLeftOutWhereARealDeviceWasMeasured)
-{
+TEST(Recommend, HostIsLeftOutWhereARealDeviceWasMeasured) {
     // On a GPU machine the emulated device is a reference, not advice, however fast its memcpy.
     std::vector<WorkflowResult> gpu = {
         result("batching", "host", {{"one batch call", 1.0}}),
@@ -69,8 +65,7 @@ TEST(Recommend, HostIsLeftOutWhereARealDeviceWasMeasured)
     EXPECT_EQ(recommend(cpu)[2].backend, "host");
 }
 
-TEST(Comparison, SideBySideTableHasABackendPerColumn)
-{
+TEST(Comparison, SideBySideTableHasABackendPerColumn) {
     Report report;
     report.results = {result("roundtrip", "host", {{"device total", 2.0}}),
                       result("roundtrip", "pinned", {{"device total", 1.0}})};

@@ -1,25 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
 // The kernels: host versions on the host backend, and loading the CUDA kernels library.
-#include "kernels.hpp"
-#include "xfer_tool_kernels.h"
-
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <numeric>
 #include <set>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "kernels.hpp"
+#include "xfer_tool_kernels.h"
+
 using namespace xfer::tool;
 
-TEST(GatherIndex, IsAPermutationWithTheStride)
-{
+TEST(GatherIndex, IsAPermutationWithTheStride) {
     for (std::size_t n : {1u, 7u, 32u, 100u, 1024u, 1030u}) {
         for (std::size_t stride : {1u, 2u, 32u}) {
             std::set<std::size_t> seen;
-            for (std::size_t i = 0; i < n; ++i)
-                seen.insert(xfer_tool_gather_index(i, n, stride));
+            for (std::size_t i = 0; i < n; ++i) seen.insert(xfer_tool_gather_index(i, n, stride));
             EXPECT_EQ(seen.size(), n) << "n=" << n << " stride=" << stride;
             EXPECT_EQ(*seen.rbegin(), n - 1);
         }
@@ -37,8 +35,7 @@ namespace {
 // Host kernels run on the host backend's worker threads: open it, run, compare with the host.
 class HostKernelsTest : public ::testing::Test {
   protected:
-    void SetUp() override
-    {
+    void SetUp() override {
         ctx_ = std::make_unique<Context>("host", 0);
         stream_ = std::make_unique<Stream>(*ctx_);
         kernels_ = make_kernels(*ctx_);
@@ -50,8 +47,7 @@ class HostKernelsTest : public ::testing::Test {
 
 } // namespace
 
-TEST_F(HostKernelsTest, ComputeOnTheStream)
-{
+TEST_F(HostKernelsTest, ComputeOnTheStream) {
     const std::size_t n = 1000;
     EXPECT_NE(kernels_->description().find("host"), std::string::npos);
     std::vector<float> a(n), b(n), out(n), c(n), g(n);
@@ -73,8 +69,7 @@ TEST_F(HostKernelsTest, ComputeOnTheStream)
     }
 }
 
-TEST(CudaKernelsLibrary, MissingLibraryIsReportedWithItsPath)
-{
+TEST(CudaKernelsLibrary, MissingLibraryIsReportedWithItsPath) {
     setenv("XFER_TOOL_KERNELS_PATH", "/nonexistent/libxfer-tool-kernels-cuda.so", 1);
     try {
         make_cuda_kernels(0);
@@ -93,8 +88,7 @@ TEST(CudaKernelsLibrary, MissingLibraryIsReportedWithItsPath)
 #ifdef XFER_TOOL_TEST_CUDA_KERNELS
 // Built with CUDA: the library next to libxfer.so loads (libcudart resolves through its
 // RUNPATH), reports the interface version the tool expects and exports every launcher.
-TEST(CudaKernelsLibrary, LoadsWithEveryLauncher)
-{
+TEST(CudaKernelsLibrary, LoadsWithEveryLauncher) {
     unsetenv("XFER_TOOL_KERNELS_PATH");
     std::unique_ptr<Kernels> k = make_cuda_kernels(0);
     ASSERT_TRUE(k);
@@ -103,8 +97,7 @@ TEST(CudaKernelsLibrary, LoadsWithEveryLauncher)
 
 // The bench's raw calls take H2D, D2H or default; another kind is refused before any CUDA call
 // (so this holds without a GPU too), naming the kind.
-TEST(CudaKernelsLibrary, RawCallsRefuseAHostToHostKind)
-{
+TEST(CudaKernelsLibrary, RawCallsRefuseAHostToHostKind) {
     unsetenv("XFER_TOOL_KERNELS_PATH");
     std::unique_ptr<Kernels> k = make_cuda_kernels(0);
     Context ctx("host", 0);

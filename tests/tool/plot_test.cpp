@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The gnuplot data and script that `plot` writes (the drawing itself is a CTest).
-#include "plot.hpp"
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
+#include "plot.hpp"
 
 using namespace xfer::tool;
 
 namespace {
 
-WorkflowResult bandwidth(const std::string &backend)
-{
+WorkflowResult bandwidth(const std::string &backend) {
     WorkflowResult r;
     r.workflow = "bandwidth";
     r.backend = backend;
@@ -28,8 +27,7 @@ WorkflowResult bandwidth(const std::string &backend)
 
 } // namespace
 
-TEST(Plot, OneSeriesPerBackendAndDirection)
-{
+TEST(Plot, OneSeriesPerBackendAndDirection) {
     Report report;
     report.results = {bandwidth("host"), bandwidth("pinned")};
     WorkflowResult other;
@@ -55,8 +53,7 @@ TEST(Plot, OneSeriesPerBackendAndDirection)
     EXPECT_EQ(series[4].title, "pinned d2h");
 }
 
-TEST(Plot, DataBlocksAndScript)
-{
+TEST(Plot, DataBlocksAndScript) {
     Report report;
     report.results = {bandwidth("host")};
     auto series = bandwidth_series(report);
@@ -72,24 +69,24 @@ TEST(Plot, DataBlocksAndScript)
     // One colour per backend, one dash and point style per direction.
     EXPECT_NE(png.find("'/tmp/d.dat' index 0 using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb '#1b9e77' "
                        "dashtype 1 pointtype 5 title 'host h2d'"),
-              std::string::npos) << png;
+              std::string::npos)
+        << png;
     EXPECT_NE(png.find("index 1 using 1:2:3:4 with yerrorlines linewidth 2 linecolor rgb '#1b9e77' "
                        "dashtype 2 pointtype 6 title 'host d2h'"),
-              std::string::npos) << png;
+              std::string::npos)
+        << png;
     EXPECT_NE(png.find("set xrange [682.667:6144]"), std::string::npos) << png; // room for the end labels
     EXPECT_NE(gnuplot_script(series, "d", "o.svg", "svg").find("set terminal svg"), std::string::npos);
 }
 
-TEST(Plot, FormatComesFromTheExtension)
-{
+TEST(Plot, FormatComesFromTheExtension) {
     EXPECT_EQ(plot_format("a.png"), "png");
     EXPECT_EQ(plot_format("dir/A.SVG"), "svg");
     EXPECT_THROW(plot_format("a.jpg"), std::invalid_argument);
     EXPECT_THROW(plot_format("noext"), std::invalid_argument);
 }
 
-TEST(Plot, NothingToPlotIsAnError)
-{
+TEST(Plot, NothingToPlotIsAnError) {
     Report report;
     try {
         plot_bandwidth(report, "/tmp/never-written.png");
@@ -99,8 +96,7 @@ TEST(Plot, NothingToPlotIsAnError)
     }
 }
 
-TEST(Plot, RawLinesAreThinAndDottedAndTheTitleNamesTheRun)
-{
+TEST(Plot, RawLinesAreThinAndDottedAndTheTitleNamesTheRun) {
     Report report;
     report.tool_version = "1.0.0";
     report.run.commit = "abc123";
@@ -121,15 +117,20 @@ TEST(Plot, RawLinesAreThinAndDottedAndTheTitleNamesTheRun)
         << script;
 }
 
-TEST(Plot, OverlapTimelineFromATrace)
-{
+TEST(Plot, OverlapTimelineFromATrace) {
     nlohmann::json trace = {
         {"traceEvents",
          {{{"ph", "M"}, {"name", "process_name"}, {"pid", 1}, {"tid", 0}, {"args", {{"name", "xfer host (device 0)"}}}},
           {{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", 1}, {"args", {{"name", "stream 1"}}}},
           {{"ph", "M"}, {"name", "thread_name"}, {"pid", 1}, {"tid", 2}, {"args", {{"name", "stream 2"}}}},
           {{"ph", "X"}, {"name", "h2d"}, {"cat", "copy"}, {"pid", 1}, {"tid", 1}, {"ts", 1000.0}, {"dur", 500.0}},
-          {{"ph", "X"}, {"name", "scale"}, {"cat", "kernel"}, {"pid", 1}, {"tid", 2}, {"ts", 1200.0}, {"dur", 1000.0}}}}};
+          {{"ph", "X"},
+           {"name", "scale"},
+           {"cat", "kernel"},
+           {"pid", 1},
+           {"tid", 2},
+           {"ts", 1200.0},
+           {"dur", 1000.0}}}}};
     const auto boxes = timeline_boxes(trace);
     ASSERT_EQ(boxes.size(), 2u);
     EXPECT_EQ(boxes[0].track, "host: stream 1");

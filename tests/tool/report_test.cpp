@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Report formatting: table, CSV and JSON of one hand-built report, and JSON read back.
-#include "report/report.hpp"
+#include <sstream>
 
 #include <gtest/gtest.h>
 
-#include <sstream>
+#include "report/report.hpp"
 
 using namespace xfer::tool;
 
 namespace {
 
-Report sample_report()
-{
+Report sample_report() {
     Report report;
     report.tool_version = "1.0.0";
     report.library_version = "1.0.0";
@@ -41,8 +40,7 @@ Report sample_report()
 
 } // namespace
 
-TEST(TableReport, ShowsUnitsDeviceFiguresAndVerification)
-{
+TEST(TableReport, ShowsUnitsDeviceFiguresAndVerification) {
     std::ostringstream out;
     write_table(out, sample_report(), TableStyle::long_form);
     const std::string text = out.str();
@@ -51,26 +49,27 @@ TEST(TableReport, ShowsUnitsDeviceFiguresAndVerification)
     EXPECT_NE(text.find("== bandwidth on pinned: NVIDIA H200 (device 0, PCIe link Gen5 x16)"), std::string::npos);
     EXPECT_NE(text.find("size=256 MiB  sizes=1 KiB,4 KiB"), std::string::npos);
     EXPECT_NE(text.find("h2d     1 MiB  GB/s    50.00    52.50    55.00"), std::string::npos) << text;
-    EXPECT_NE(text.find("d2h     1 MiB  GB/s        -        -        -     -       -  no copy (mapped)"), std::string::npos)
+    EXPECT_NE(text.find("d2h     1 MiB  GB/s        -        -        -     -       -  no copy (mapped)"),
+              std::string::npos)
         << text;
-    EXPECT_NE(text.find("figure   size  unit      min   median      max  mean  stddev  note"), std::string::npos) << text;
+    EXPECT_NE(text.find("figure   size  unit      min   median      max  mean  stddev  note"), std::string::npos)
+        << text;
     EXPECT_EQ(text.substr(text.size() - 22), "FAIL (1 check failed)\n");
     EXPECT_NE(text.find("verification: passed (2 elements match (a))"), std::string::npos);
     EXPECT_NE(text.find("verification: FAILED: sqrt result: first mismatch at index 7"), std::string::npos);
 }
 
-TEST(TableReport, CompactBandwidthIsOneRowPerSizeWithNotesOnce)
-{
+TEST(TableReport, CompactBandwidthIsOneRowPerSizeWithNotesOnce) {
     std::ostringstream out;
     write_table(out, sample_report());
     const std::string text = out.str();
-    EXPECT_NE(text.find("    size  h2d GB/s  d2h GB/s\n   1 MiB     52.50       n/a\n   note d2h GB/s: no copy (mapped)\n"),
-              std::string::npos)
+    EXPECT_NE(
+        text.find("    size  h2d GB/s  d2h GB/s\n   1 MiB     52.50       n/a\n   note d2h GB/s: no copy (mapped)\n"),
+        std::string::npos)
         << text;
 }
 
-TEST(CsvReport, OneRowPerFigureWithQuotedFields)
-{
+TEST(CsvReport, OneRowPerFigureWithQuotedFields) {
     std::ostringstream out;
     write_csv(out, sample_report());
     std::istringstream in(out.str());
@@ -82,20 +81,23 @@ TEST(CsvReport, OneRowPerFigureWithQuotedFields)
     std::getline(in, row2);
     std::getline(in, row3);
     std::getline(in, row4);
-    EXPECT_EQ(header, "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,"
-                      "unit,bytes,size,min,median,max,mean,stddev,samples,verification,note");
+    EXPECT_EQ(header,
+              "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,"
+              "unit,bytes,size,min,median,max,mean,stddev,samples,verification,note");
     // mean / stddev stay empty where unknown (these hand-made Stats have none).
-    EXPECT_EQ(row1, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,GB/s,1048576,1 MiB,50,52.5,55,,,3,passed,");
-    EXPECT_EQ(row2, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,ms,1048576,1 MiB,0.019,0.02,0.021,,,3,passed,"
-                    "\"note, with \"\"quotes\"\"\"");
-    EXPECT_EQ(row3,
-              "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,d2h,GB/s,1048576,1 MiB,,,,,,0,passed,no copy (mapped)");
+    EXPECT_EQ(row1,
+              "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,GB/s,1048576,1 MiB,50,52.5,55,,,3,passed,");
+    EXPECT_EQ(row2,
+              "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,h2d,ms,1048576,1 MiB,0.019,0.02,0.021,,,3,passed,"
+              "\"note, with \"\"quotes\"\"\"");
+    EXPECT_EQ(
+        row3,
+        "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,d2h,GB/s,1048576,1 MiB,,,,,,0,passed,no copy (mapped)");
     EXPECT_EQ(row4, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,roundtrip,verification,,0,,,,,,,0,failed,"
                     "\"sqrt result: first mismatch at index 7: expected 2, got 3 (1 of 8 elements differ)\"");
 }
 
-TEST(JsonReport, OneSchemaForEveryWorkflow)
-{
+TEST(JsonReport, OneSchemaForEveryWorkflow) {
     nlohmann::json j = report_to_json(sample_report());
     EXPECT_EQ(j["schema"], "xfer-tool-results/1");
     EXPECT_EQ(j["tool"]["name"], "xfer-tool");
@@ -116,8 +118,7 @@ TEST(JsonReport, OneSchemaForEveryWorkflow)
     EXPECT_FALSE(j.contains("recommendations"));
 }
 
-TEST(JsonReport, ReadsBackWhatItWrites)
-{
+TEST(JsonReport, ReadsBackWhatItWrites) {
     Report original = sample_report();
     Report back = report_from_json(report_to_json(original));
     ASSERT_EQ(back.results.size(), 2u);
@@ -131,8 +132,7 @@ TEST(JsonReport, ReadsBackWhatItWrites)
     EXPECT_EQ(back.results[1].verification.state, Verification::State::failed);
 }
 
-TEST(JsonReport, RejectsOtherFiles)
-{
+TEST(JsonReport, RejectsOtherFiles) {
     EXPECT_THROW(report_from_json(nlohmann::json{{"traceEvents", nlohmann::json::array()}}), std::runtime_error);
     nlohmann::json broken = report_to_json(sample_report());
     broken["results"][0].erase("figures");
@@ -144,8 +144,7 @@ TEST(JsonReport, RejectsOtherFiles)
     }
 }
 
-TEST(ReportWriter, UnknownFormatIsRefused)
-{
+TEST(ReportWriter, UnknownFormatIsRefused) {
     EXPECT_THROW(write_report(sample_report(), "xml", ""), std::invalid_argument);
     EXPECT_THROW(write_report(sample_report(), "csv", "/nonexistent-dir/x.csv"), std::runtime_error);
 }

@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // Run metadata, the verdict line, the streamed table, the progress estimate and `diff`.
+#include <sstream>
+
+#include <gtest/gtest.h>
+
 #include "diff.hpp"
 #include "progress.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
 
-#include <gtest/gtest.h>
-
-#include <sstream>
-
 using namespace xfer::tool;
 
 namespace {
 
-WorkflowResult result(const std::string &workflow, double median, double stddev, bool passed = true)
-{
+WorkflowResult result(const std::string &workflow, double median, double stddev, bool passed = true) {
     WorkflowResult r;
     r.workflow = workflow;
     r.backend = "host";
@@ -29,16 +28,15 @@ WorkflowResult result(const std::string &workflow, double median, double stddev,
 
 } // namespace
 
-TEST(RunInfo, ShellQuotedCommandLine)
-{
+TEST(RunInfo, ShellQuotedCommandLine) {
     EXPECT_EQ(shell_command_line({"xfer-tool", "run", "all", "--sizes", "1KiB:1GiB:4"}),
               "xfer-tool run all --sizes 1KiB:1GiB:4");
-    EXPECT_EQ(shell_command_line({"xfer-tool", "-o", "my file.json", "it's"}), "xfer-tool -o 'my file.json' 'it'\\''s'");
+    EXPECT_EQ(shell_command_line({"xfer-tool", "-o", "my file.json", "it's"}),
+              "xfer-tool -o 'my file.json' 'it'\\''s'");
     EXPECT_EQ(shell_command_line({"a", ""}), "a ''");
 }
 
-TEST(RunInfo, CudaVersionsAndCollectedFacts)
-{
+TEST(RunInfo, CudaVersionsAndCollectedFacts) {
     EXPECT_EQ(cuda_version_text(13000), "13.0");
     EXPECT_EQ(cuda_version_text(12080), "12.8");
     EXPECT_EQ(cuda_version_text(0), "");
@@ -58,8 +56,7 @@ TEST(RunInfo, CudaVersionsAndCollectedFacts)
     EXPECT_EQ(pci_numa_node(""), -1);
 }
 
-TEST(Verdict, PassOrFailWithTheCount)
-{
+TEST(Verdict, PassOrFailWithTheCount) {
     Report report;
     report.results = {result("roundtrip", 10, 0.1)};
     EXPECT_EQ(verdict_line(report), "PASS");
@@ -72,8 +69,7 @@ TEST(Verdict, PassOrFailWithTheCount)
     EXPECT_EQ(verdict_line(report), "FAIL (2 checks failed)");
 }
 
-TEST(ReportJson, MetadataSeedAndSamplesRoundTrip)
-{
+TEST(ReportJson, MetadataSeedAndSamplesRoundTrip) {
     Report report;
     report.tool_version = report.library_version = "1.0.0";
     report.run.time = "2026-12-01T10:20:30Z";
@@ -100,8 +96,7 @@ TEST(ReportJson, MetadataSeedAndSamplesRoundTrip)
     EXPECT_DOUBLE_EQ(back.results[0].figures[0].stats->stddev, 1.0);
 }
 
-TEST(ReportTable, HeaderCarriesTheRunAndTheTableEndsWithTheVerdict)
-{
+TEST(ReportTable, HeaderCarriesTheRunAndTheTableEndsWithTheVerdict) {
     Report report;
     report.tool_version = report.library_version = "1.0.0";
     report.run.time = "2026-12-01T10:20:30Z";
@@ -123,8 +118,7 @@ TEST(ReportTable, HeaderCarriesTheRunAndTheTableEndsWithTheVerdict)
     EXPECT_EQ(text.substr(text.size() - 5), "PASS\n");
 }
 
-TEST(ReportStream, OpensTheOutputFirstAndSaysWhyItCannot)
-{
+TEST(ReportStream, OpensTheOutputFirstAndSaysWhyItCannot) {
     try {
         ReportStream s("table", "/nonexistent-dir/r.txt", TableStyle::compact, false);
         FAIL() << "no exception";
@@ -134,16 +128,14 @@ TEST(ReportStream, OpensTheOutputFirstAndSaysWhyItCannot)
     EXPECT_THROW(ReportStream("xml", "", TableStyle::compact, false), std::invalid_argument);
 }
 
-TEST(Progress, EstimateFromTheFinishedSteps)
-{
+TEST(Progress, EstimateFromTheFinishedSteps) {
     EXPECT_EQ(Progress::estimate(0, 10, 0.0), "");
     EXPECT_EQ(Progress::estimate(2, 10, 4.0), "~16 s left");
     EXPECT_EQ(Progress::estimate(1, 10, 60.0), "~9 min left");
     EXPECT_EQ(Progress::estimate(10, 10, 60.0), "");
 }
 
-TEST(Diff, ChangedOnlyBeyondTheSpread)
-{
+TEST(Diff, ChangedOnlyBeyondTheSpread) {
     const Stats a = summarize({9.9, 10.0, 10.1});
     EXPECT_FALSE(figure_changed(a, summarize({9.95, 10.05, 10.15})));
     EXPECT_TRUE(figure_changed(a, summarize({4.9, 5.0, 5.1})));
@@ -154,8 +146,7 @@ TEST(Diff, ChangedOnlyBeyondTheSpread)
     EXPECT_TRUE(figure_changed(old, summarize({11.9, 12.0, 12.1})));
 }
 
-TEST(Diff, MatchesFiguresAndMarksBetterAndWorse)
-{
+TEST(Diff, MatchesFiguresAndMarksBetterAndWorse) {
     Report a, b;
     a.results = {result("bandwidth", 10, 0.01)};
     b.results = {result("bandwidth", 20, 0.01)};
@@ -179,8 +170,7 @@ TEST(Diff, MatchesFiguresAndMarksBetterAndWorse)
 }
 
 // A --device all report holds each backend once per device: figures pair up device by device.
-TEST(Diff, PairsFiguresOfTheSameDevice)
-{
+TEST(Diff, PairsFiguresOfTheSameDevice) {
     Report a, b;
     WorkflowResult d0 = result("bandwidth", 10, 0.01), d1 = result("bandwidth", 30, 0.01);
     d1.device.ordinal = 1;
@@ -190,8 +180,7 @@ TEST(Diff, PairsFiguresOfTheSameDevice)
     b.results = {d1, d0}; // another order: the device, not the position, pairs them
     const auto changes = compare_reports(a, b);
     ASSERT_EQ(changes.size(), 2u);
-    for (const auto &c : changes)
-        EXPECT_FALSE(c.significant) << c.backend;
+    for (const auto &c : changes) EXPECT_FALSE(c.significant) << c.backend;
     EXPECT_NE(changes[0].backend.find("(device 1)"), std::string::npos) << changes[0].backend;
     EXPECT_EQ(changes[1].backend.find("(device"), std::string::npos) << changes[1].backend;
 }

@@ -1,22 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // bandwidth's side-by-side comparison with the raw call: the ratio figures, their rows in the
 // run and compare tables, and the host backend's raw copy (std::memcpy between the views).
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+
+#include <gtest/gtest.h>
+
 #include "compare.hpp"
 #include "random_data.hpp"
 #include "report/report.hpp"
 #include "side_by_side.hpp"
 #include "workflows/raw_copy.hpp"
 
-#include <gtest/gtest.h>
-
-#include <cstring>
-#include <sstream>
-#include <stdexcept>
-
 using namespace xfer::tool;
 
-TEST(SpeedRatios, PairsRawTimeOverXferTimeAndSkipsUntimedPairs)
-{
+TEST(SpeedRatios, PairsRawTimeOverXferTimeAndSkipsUntimedPairs) {
     // > 1 means xfer was faster: raw took 2 ms where xfer took 1 ms.
     EXPECT_EQ(speed_ratios({1.0, 2.0, 4.0}, {2.0, 2.0, 1.0}), (std::vector<double>{2.0, 1.0, 0.25}));
     // A 0 ms sample (below the timer's resolution) has no finite ratio, on either side.
@@ -25,8 +24,7 @@ TEST(SpeedRatios, PairsRawTimeOverXferTimeAndSkipsUntimedPairs)
     EXPECT_THROW(speed_ratios({1.0, 2.0}, {1.0}), std::invalid_argument);
 }
 
-TEST(RatioFigure, MinMedianMaxOfThePairsNotRatioOfMedians)
-{
+TEST(RatioFigure, MinMedianMaxOfThePairsNotRatioOfMedians) {
     // Medians 2 and 2 would give 1.0; the pairs say xfer was 2x, 0.5x and 1.25x as fast.
     Figure f = ratio_figure("h2d", 4096, {1.0, 4.0, 2.0}, {2.0, 2.0, 2.5}, "cudaMemcpyAsync");
     EXPECT_EQ(f.name, "h2d xfer / raw");
@@ -46,8 +44,7 @@ TEST(RatioFigure, MinMedianMaxOfThePairsNotRatioOfMedians)
     EXPECT_EQ(untimed.note, "too short for the event timer");
 }
 
-TEST(SideBySideFigures, RawRateAndRatio)
-{
+TEST(SideBySideFigures, RawRateAndRatio) {
     // 10^6 bytes in 1 ms = 1 GB/s; in 0.5 ms = 2 GB/s.
     auto f = side_by_side_figures("d2h", 1000000, {1.0, 1.0, 1.0}, std::vector<double>{0.5, 1.0, 2.0}, "std::memcpy");
     ASSERT_EQ(f.size(), 2u);
@@ -66,8 +63,7 @@ TEST(SideBySideFigures, RawRateAndRatio)
     EXPECT_DOUBLE_EQ(f[1].stats->max, 2.0);
 }
 
-TEST(SideBySideFigures, NoRawEquivalentIsNotApplicable)
-{
+TEST(SideBySideFigures, NoRawEquivalentIsNotApplicable) {
     const std::string why = raw_call_text(RawCall::none);
     EXPECT_NE(why.find("n/a"), std::string::npos) << why;
     auto f = side_by_side_figures("h2d", 4096, {0.01, 0.01}, std::nullopt, why);
@@ -85,8 +81,7 @@ TEST(SideBySideFigures, NoRawEquivalentIsNotApplicable)
 namespace {
 
 // A bandwidth result over two sizes with the side-by-side figures; zerocopy has no raw call.
-WorkflowResult bandwidth(const std::string &backend, double ratio_small, double ratio_large)
-{
+WorkflowResult bandwidth(const std::string &backend, double ratio_small, double ratio_large) {
     WorkflowResult r;
     r.workflow = "bandwidth";
     r.backend = backend;
@@ -105,20 +100,17 @@ WorkflowResult bandwidth(const std::string &backend, double ratio_small, double 
     return r;
 }
 
-std::vector<std::string> lines_with(const std::string &text, const std::string &needle)
-{
+std::vector<std::string> lines_with(const std::string &text, const std::string &needle) {
     std::vector<std::string> found;
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);)
-        if (line.find(needle) != std::string::npos)
-            found.push_back(line);
+        if (line.find(needle) != std::string::npos) found.push_back(line);
     return found;
 }
 
 } // namespace
 
-TEST(SideBySideRows, CompareKeepsTheLargestSizesRatioAndRawRate)
-{
+TEST(SideBySideRows, CompareKeepsTheLargestSizesRatioAndRawRate) {
     Report report;
     report.results = {bandwidth("pinned", 0.75, 0.98), bandwidth("zerocopy", 0, 0)};
     std::ostringstream out;
@@ -136,8 +128,7 @@ TEST(SideBySideRows, CompareKeepsTheLargestSizesRatioAndRawRate)
     EXPECT_EQ(lines_with(text, "bandwidth  h2d             1 KiB  ms").size(), 1u) << text;
 }
 
-TEST(SideBySideRows, RunTableShowsRawRateAndRatioPerSize)
-{
+TEST(SideBySideRows, RunTableShowsRawRateAndRatioPerSize) {
     Report report;
     report.tool_version = report.library_version = "1.0.0";
     report.results = {bandwidth("pinned", 0.75, 0.98), bandwidth("zerocopy", 0, 0)};
@@ -145,14 +136,14 @@ TEST(SideBySideRows, RunTableShowsRawRateAndRatioPerSize)
     write_table(out, report, TableStyle::long_form);
     const std::string text = out.str();
     EXPECT_NE(text.find("x = ratio"), std::string::npos);
-    EXPECT_NE(text.find("raw h2d         1 KiB  GB/s   11.00   21.00   31.00   n/a     n/a  raw"), std::string::npos) << text;
+    EXPECT_NE(text.find("raw h2d         1 KiB  GB/s   11.00   21.00   31.00   n/a     n/a  raw"), std::string::npos)
+        << text;
     EXPECT_NE(text.find("h2d xfer / raw  1 KiB  x     0.7500  0.7500  0.7500"), std::string::npos) << text;
     EXPECT_NE(text.find("h2d xfer / raw  1 MiB  x     0.9800  0.9800  0.9800"), std::string::npos) << text;
     EXPECT_NE(text.find("h2d xfer / raw  1 MiB  x          -       -       -"), std::string::npos) << text;
 }
 
-TEST(SideBySideRows, CompactTablePutsRawAndRatioBesideXfer)
-{
+TEST(SideBySideRows, CompactTablePutsRawAndRatioBesideXfer) {
     Report report;
     report.results = {bandwidth("pinned", 0.75, 0.98), bandwidth("zerocopy", 0, 0)};
     std::ostringstream out;
@@ -163,12 +154,12 @@ TEST(SideBySideRows, CompactTablePutsRawAndRatioBesideXfer)
                         "   1 MiB     20.00    21.00        0.9800\n"),
               std::string::npos)
         << text;
-    EXPECT_NE(text.find("   1 MiB     20.00      n/a           n/a\n   note raw h2d, h2d xfer/raw: n/a\n"), std::string::npos)
+    EXPECT_NE(text.find("   1 MiB     20.00      n/a           n/a\n   note raw h2d, h2d xfer/raw: n/a\n"),
+              std::string::npos)
         << text;
 }
 
-TEST(RawCopy, HostBackendCopiesBetweenTheViewsWithMemcpy)
-{
+TEST(RawCopy, HostBackendCopiesBetweenTheViewsWithMemcpy) {
     Session s("host", 0, nullptr);
     ASSERT_EQ(raw_call_for(s), RawCall::host_memcpy);
     EXPECT_NE(raw_call_text(RawCall::host_memcpy).find("std::memcpy"), std::string::npos);

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Chrome Trace Event JSON structure written by the tracer.
-#include "trace.hpp"
-
 #include <gtest/gtest.h>
+
+#include "trace.hpp"
 
 using namespace xfer::tool;
 
-TEST(Tracer, ProcessesTracksAndCompleteEvents)
-{
+TEST(Tracer, ProcessesTracksAndCompleteEvents) {
     Tracer t;
     int pinned = t.add_process("xfer pinned (device 0)");
     int host = t.add_process("xfer host (device 0)");
@@ -45,8 +44,7 @@ TEST(Tracer, ProcessesTracksAndCompleteEvents)
     EXPECT_EQ(j["displayTimeUnit"], "ms");
 }
 
-TEST(Tracer, UnwritableFileIsAnError)
-{
+TEST(Tracer, UnwritableFileIsAnError) {
     Tracer t;
     EXPECT_THROW(t.write("/nonexistent-dir/trace.json"), std::runtime_error);
 }

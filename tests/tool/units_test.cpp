@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size parsing and printing, rates and number formatting of xfer-tool's reports.
-#include "units.hpp"
+#include <stdexcept>
 
 #include <gtest/gtest.h>
 
-#include <stdexcept>
+#include "units.hpp"
 
 using namespace xfer::tool;
 
-TEST(ParseSize, BinaryAndDecimalUnits)
-{
+TEST(ParseSize, BinaryAndDecimalUnits) {
     EXPECT_EQ(parse_size("4096"), 4096u);
     EXPECT_EQ(parse_size("512B"), 512u);
     EXPECT_EQ(parse_size("4KiB"), 4096u);
@@ -21,16 +20,14 @@ TEST(ParseSize, BinaryAndDecimalUnits)
     EXPECT_EQ(parse_size("2GB"), 2000000000u);
 }
 
-TEST(ParseSize, IsTheLibraryGrammar)
-{
+TEST(ParseSize, IsTheLibraryGrammar) {
     // A configuration file refuses fractions and lower-case units; so does the tool.
     EXPECT_THROW(parse_size("1.5MiB"), std::invalid_argument);
     EXPECT_THROW(parse_size("1mib"), std::invalid_argument);
     EXPECT_EQ(parse_size("1536MiB"), 1536ull << 20);
 }
 
-TEST(ParseSize, RejectsWhatIsNotASize)
-{
+TEST(ParseSize, RejectsWhatIsNotASize) {
     EXPECT_THROW(parse_size(""), std::invalid_argument);
     EXPECT_THROW(parse_size("MiB"), std::invalid_argument);
     EXPECT_THROW(parse_size("12XB"), std::invalid_argument);
@@ -46,8 +43,7 @@ TEST(ParseSize, RejectsWhatIsNotASize)
     }
 }
 
-TEST(ParseSizeList, ListsAndRanges)
-{
+TEST(ParseSizeList, ListsAndRanges) {
     EXPECT_EQ(parse_size_list("1KiB,64KiB,1MiB"), (std::vector<std::uint64_t>{1024, 65536, 1048576}));
     EXPECT_EQ(parse_size_list("1KiB:16KiB"), (std::vector<std::uint64_t>{1024, 4096, 16384}));
     EXPECT_EQ(parse_size_list("1KiB:8KiB:2"), (std::vector<std::uint64_t>{1024, 2048, 4096, 8192}));
@@ -58,8 +54,7 @@ TEST(ParseSizeList, ListsAndRanges)
     EXPECT_THROW(parse_size_list("1KiB:4KiB:2:2"), std::invalid_argument);
 }
 
-TEST(ParseSizeList, LinearAndExplicitGeometricRanges)
-{
+TEST(ParseSizeList, LinearAndExplicitGeometricRanges) {
     EXPECT_EQ(parse_size_list("1MiB:4MiB:+1MiB"), (std::vector<std::uint64_t>{1u << 20, 2u << 20, 3u << 20, 4u << 20}));
     EXPECT_EQ(parse_size_list("1KiB:3500B:+1KiB"), (std::vector<std::uint64_t>{1024, 2048, 3072}));
     EXPECT_EQ(parse_size_list("1KiB:8KiB:x2"), (std::vector<std::uint64_t>{1024, 2048, 4096, 8192}));
@@ -68,18 +63,15 @@ TEST(ParseSizeList, LinearAndExplicitGeometricRanges)
     EXPECT_THROW(parse_size_list("1KiB:8KiB:x1"), std::invalid_argument);
 }
 
-TEST(ParseSizeList, DefaultSweepIsOneKiBToOneGiBByFour)
-{
+TEST(ParseSizeList, DefaultSweepIsOneKiBToOneGiBByFour) {
     const auto sizes = default_sweep_sizes();
     ASSERT_EQ(sizes.size(), 11u);
     EXPECT_EQ(sizes.front(), 1024u);
     EXPECT_EQ(sizes.back(), 1073741824u);
-    for (std::size_t i = 1; i < sizes.size(); ++i)
-        EXPECT_EQ(sizes[i], sizes[i - 1] * 4);
+    for (std::size_t i = 1; i < sizes.size(); ++i) EXPECT_EQ(sizes[i], sizes[i - 1] * 4);
 }
 
-TEST(FormatSize, BinaryUnits)
-{
+TEST(FormatSize, BinaryUnits) {
     EXPECT_EQ(format_size(1), "1 B");
     EXPECT_EQ(format_size(1000), "1000 B");
     EXPECT_EQ(format_size(1024), "1 KiB");
@@ -90,15 +82,13 @@ TEST(FormatSize, BinaryUnits)
     EXPECT_EQ(format_size(1000000000), "953.67 MiB");
 }
 
-TEST(Rates, GigabytesPerSecondArePowersOfTen)
-{
+TEST(Rates, GigabytesPerSecondArePowersOfTen) {
     EXPECT_DOUBLE_EQ(gb_per_s(1000000000, 1000.0), 1.0);
     EXPECT_DOUBLE_EQ(gb_per_s(1073741824, 1000.0), 1.073741824);
     EXPECT_DOUBLE_EQ(gb_per_s(500000000, 10.0), 50.0);
 }
 
-TEST(FormatValue, FourSignificantDigits)
-{
+TEST(FormatValue, FourSignificantDigits) {
     EXPECT_EQ(format_value(0.0), "0");
     EXPECT_EQ(format_value(12.345), "12.35");
     EXPECT_EQ(format_value(0.012344), "0.01234");

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // Verification of results, the random data it regenerates, and the corruption test hook.
-#include "random_data.hpp"
-#include "verify.hpp"
-
-#include <gtest/gtest.h>
-
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include <gtest/gtest.h>
+
+#include "random_data.hpp"
+#include "verify.hpp"
 
 using namespace xfer::tool;
 
@@ -21,8 +21,7 @@ struct HookOff {
 
 } // namespace
 
-TEST(RandomData, FloatsAreFiniteNonZeroAndReproducible)
-{
+TEST(RandomData, FloatsAreFiniteNonZeroAndReproducible) {
     std::vector<float> a(10001), b(10001);
     RandomData(42).fill_floats(a.data(), a.size());
     RandomData(42).fill_floats(b.data(), b.size());
@@ -45,15 +44,13 @@ TEST(RandomData, FloatsAreFiniteNonZeroAndReproducible)
     EXPECT_NE(std::memcmp(a.data(), c.data(), a.size() * sizeof(float)), 0);
 }
 
-TEST(RandomData, DerivedSeedsDiffer)
-{
+TEST(RandomData, DerivedSeedsDiffer) {
     EXPECT_NE(derive_seed(1, 0), derive_seed(1, 1));
     EXPECT_NE(derive_seed(1, 0), derive_seed(2, 0));
     EXPECT_EQ(derive_seed(7, 3), derive_seed(7, 3));
 }
 
-TEST(Verifier, EqualFloatsPass)
-{
+TEST(Verifier, EqualFloatsPass) {
     HookOff off;
     std::vector<float> expected(1000);
     RandomData(1).fill_floats(expected.data(), expected.size());
@@ -65,8 +62,7 @@ TEST(Verifier, EqualFloatsPass)
     EXPECT_NE(v.result().detail.find("1000 elements match (result)"), std::string::npos) << v.result().detail;
 }
 
-TEST(Verifier, ReportsFirstMismatchWithIndexAndValues)
-{
+TEST(Verifier, ReportsFirstMismatchWithIndexAndValues) {
     HookOff off;
     std::vector<float> expected(100, 2.0f), got(100, 2.0f);
     got[37] = 3.5f;
@@ -78,8 +74,7 @@ TEST(Verifier, ReportsFirstMismatchWithIndexAndValues)
               "sqrt result: first mismatch at index 37: expected 2, got 3.5 (2 of 100 elements differ)");
 }
 
-TEST(Verifier, FirstFailureIsKeptOverLaterChecks)
-{
+TEST(Verifier, FirstFailureIsKeptOverLaterChecks) {
     HookOff off;
     std::vector<float> expected(10, 1.0f), bad(10, 1.0f), good(10, 1.0f);
     bad[4] = 9.0f;
@@ -91,19 +86,16 @@ TEST(Verifier, FirstFailureIsKeptOverLaterChecks)
     EXPECT_EQ(v.result().checked, 20u);
 }
 
-TEST(Verifier, GeneratedReferences)
-{
+TEST(Verifier, GeneratedReferences) {
     HookOff off;
     std::vector<float> got(64);
-    for (std::size_t i = 0; i < got.size(); ++i)
-        got[i] = static_cast<float>(i) * 2.0f;
+    for (std::size_t i = 0; i < got.size(); ++i) got[i] = static_cast<float>(i) * 2.0f;
     Verifier v;
     v.floats_generated("doubled", got.data(), got.size(), [](std::size_t i) { return static_cast<float>(i) * 2.0f; });
     EXPECT_EQ(v.result().state, Verification::State::passed);
 }
 
-TEST(Verifier, BytesFromSeedMatchAcrossChunkBoundaries)
-{
+TEST(Verifier, BytesFromSeedMatchAcrossChunkBoundaries) {
     HookOff off;
     // Not a multiple of the 1 MiB chunk nor of 8: exercises the partial last draw.
     const std::size_t n = (3u << 20) + 5;
@@ -121,8 +113,7 @@ TEST(Verifier, BytesFromSeedMatchAcrossChunkBoundaries)
     EXPECT_NE(bad.result().detail.find("(1 of 3145733 bytes differ)"), std::string::npos) << bad.result().detail;
 }
 
-TEST(Verifier, BytesCompare)
-{
+TEST(Verifier, BytesCompare) {
     HookOff off;
     std::vector<unsigned char> a(300, 0xab), b(300, 0xab);
     Verifier ok;
@@ -135,8 +126,7 @@ TEST(Verifier, BytesCompare)
     EXPECT_EQ(bad.result().detail, "copy: first mismatch at byte 299: expected 0xab, got 0x01 (1 of 300 bytes differ)");
 }
 
-TEST(CorruptionHook, FlipsOneByteOfTheResultWhenSet)
-{
+TEST(CorruptionHook, FlipsOneByteOfTheResultWhenSet) {
     std::vector<float> expected(100, 4.0f), got(100, 4.0f);
     setenv("XFER_TOOL_CORRUPT", "1", 1);
     Verifier v;
@@ -149,8 +139,7 @@ TEST(CorruptionHook, FlipsOneByteOfTheResultWhenSet)
     EXPECT_TRUE(std::isfinite(got[50]));
 }
 
-TEST(CorruptionHook, ZeroMeansOff)
-{
+TEST(CorruptionHook, ZeroMeansOff) {
     setenv("XFER_TOOL_CORRUPT", "0", 1);
     EXPECT_FALSE(corruption_hook_enabled());
     std::vector<float> a(8, 1.0f), b(8, 1.0f);

@@ -203,55 +203,55 @@ typedef struct xfer_backend_info {
     const char *reason;      /**< why it is unavailable ("" when available) */
     int device_count;        /**< devices the backend can open (0 when unavailable) */
     xfer_device_kind device_kind;
-    unsigned abi_major;      /**< plugin ABI the plugin was built for (0 if it did not load) */
+    unsigned abi_major; /**< plugin ABI the plugin was built for (0 if it did not load) */
     unsigned abi_minor;
 } xfer_backend_info;
 
 /** Properties of the device a context is bound to. Fields a backend cannot know are 0 / "". */
 typedef struct xfer_device_info {
-    char name[256];                 /**< e.g. "NVIDIA H200", or "host (emulated)" */
-    int ordinal;                    /**< device index as given to xfer_open */
+    char name[256]; /**< e.g. "NVIDIA H200", or "host (emulated)" */
+    int ordinal;    /**< device index as given to xfer_open */
     xfer_device_kind kind;
-    uint64_t total_memory;          /**< bytes */
-    uint64_t free_memory;           /**< bytes, at the time of the call */
-    int compute_major;              /**< CUDA compute capability, 0 for host */
+    uint64_t total_memory; /**< bytes */
+    uint64_t free_memory;  /**< bytes, at the time of the call */
+    int compute_major;     /**< CUDA compute capability, 0 for host */
     int compute_minor;
-    int multiprocessors;            /**< SM count (host: hardware threads) */
-    int pcie_generation;            /**< current PCIe link generation, 0 if unknown */
-    int pcie_width;                 /**< current PCIe link width (lanes), 0 if unknown */
-    char pci_bus_id[32];            /**< e.g. "0000:1b:00.0", "" if none */
-    int async_engine_count;         /**< copy engines (cudaDevAttrAsyncEngineCount) */
-    int concurrent_managed_access;  /**< cudaDevAttrConcurrentManagedAccess */
-    int can_map_host_memory;        /**< cudaDevAttrCanMapHostMemory */
-    int unified_addressing;         /**< cudaDevAttrUnifiedAddressing */
-    int driver_version;             /**< cudaDriverGetVersion, e.g. 13000; 0 for host */
-    int runtime_version;            /**< cudaRuntimeGetVersion */
+    int multiprocessors;           /**< SM count (host: hardware threads) */
+    int pcie_generation;           /**< current PCIe link generation, 0 if unknown */
+    int pcie_width;                /**< current PCIe link width (lanes), 0 if unknown */
+    char pci_bus_id[32];           /**< e.g. "0000:1b:00.0", "" if none */
+    int async_engine_count;        /**< copy engines (cudaDevAttrAsyncEngineCount) */
+    int concurrent_managed_access; /**< cudaDevAttrConcurrentManagedAccess */
+    int can_map_host_memory;       /**< cudaDevAttrCanMapHostMemory */
+    int unified_addressing;        /**< cudaDevAttrUnifiedAddressing */
+    int driver_version;            /**< cudaDriverGetVersion, e.g. 13000; 0 for host */
+    int runtime_version;           /**< cudaRuntimeGetVersion */
 } xfer_device_info;
 
 /** What a context is. Strings live as long as the context. */
 typedef struct xfer_context_info {
-    const char *backend;     /**< backend name */
-    int device;              /**< device index */
+    const char *backend; /**< backend name */
+    int device;          /**< device index */
     xfer_device_kind device_kind;
-    unsigned caps;           /**< XFER_CAP_* bits */
+    unsigned caps; /**< XFER_CAP_* bits */
 } xfer_context_info;
 
 /** Where a configuration value came from. */
 typedef enum xfer_param_source {
-    XFER_PARAM_DEFAULT = 0,  /**< the backend's declared default */
-    XFER_PARAM_FILE = 1,     /**< the XFER_CONFIG file */
-    XFER_PARAM_ENV = 2,      /**< an environment variable */
+    XFER_PARAM_DEFAULT = 0, /**< the backend's declared default */
+    XFER_PARAM_FILE = 1,    /**< the XFER_CONFIG file */
+    XFER_PARAM_ENV = 2,     /**< an environment variable */
     XFER_PARAM_SOURCE_FORCE_INT32 = 0x7fffffff
 } xfer_param_source;
 
 /** One configuration parameter with its effective value. Strings live until the next call
     of xfer_param_info on the same thread (copy them to keep them). */
 typedef struct xfer_param_info {
-    const char *section;  /**< "" for top-level keys (backend, device, plugin_path), else the backend name */
-    const char *name;     /**< key in the file, e.g. "chunk_size" */
-    const char *env;      /**< environment variable that overrides it, e.g. "XFER_PAGEABLE_CHUNK_SIZE" */
-    const char *type;     /**< "int", "size" (bytes, accepts KiB/MiB/GiB/KB/MB/GB), "bool", "string" */
-    const char *value;    /**< effective value as text (sizes in bytes) */
+    const char *section; /**< "" for top-level keys (backend, device, plugin_path), else the backend name */
+    const char *name;    /**< key in the file, e.g. "chunk_size" */
+    const char *env;     /**< environment variable that overrides it, e.g. "XFER_PAGEABLE_CHUNK_SIZE" */
+    const char *type;    /**< "int", "size" (bytes, accepts KiB/MiB/GiB/KB/MB/GB), "bool", "string" */
+    const char *value;   /**< effective value as text (sizes in bytes) */
     const char *default_value;
     const char *help;
     xfer_param_source source;
@@ -385,8 +385,7 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     XFER_ERROR_INVALID_SIZE (bytes 0, or offset + bytes overflows),
     XFER_ERROR_OUT_OF_BOUNDS (offset + bytes > buffer size), XFER_ERROR_BACKEND.
     Thread-safe. */
-XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, size_t offset, size_t bytes,
-                                     xfer_stream s);
+XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, size_t offset, size_t bytes, xfer_stream s);
 
 /** xfer_copy_async on an internal stream of the buffer's context, then waits for it.
     Not ordered with respect to work on user streams: synchronise those first.
@@ -411,8 +410,8 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0, bytes > PTRDIFF_MAX, or
     dst or src + bytes wraps around the address space), XFER_ERROR_BACKEND
     (e.g. cudaErrorInvalidValue for a kind that does not match the pointers). Thread-safe. */
-XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes,
-                                       xfer_copy_kind kind, xfer_stream s);
+XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
+                                       xfer_stream s);
 
 /** Queues `count` copies (dsts[i] <- srcs[i], sizes[i] bytes), all of one kind, on stream `s`
     as one batch. CUDA backends pack the small copies between host and device memory (each at
@@ -431,8 +430,7 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     follows "Releasing with work still queued" above. Nothing is queued when it fails validation.
     Thread-safe. */
 XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts, const void *const *srcs,
-                                             const size_t *sizes, size_t count, xfer_copy_kind kind,
-                                             xfer_stream s);
+                                             const size_t *sizes, size_t count, xfer_copy_kind kind, xfer_stream s);
 
 /* --------------------------------------------------- registered user memory */
 
@@ -478,14 +476,14 @@ XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr);
     registration cache (the pinned backend registers unregistered user memory that
     xfer_memcpy_async copies, once per range; see backends/pinned/README.md). */
 typedef struct xfer_registration_stats {
-    uint64_t registered_ranges;  /**< ranges registered with xfer_register and not yet unregistered */
-    uint64_t registered_bytes;   /**< their bytes */
-    uint64_t cache_hits;         /**< copies served from a cached registration */
-    uint64_t cache_misses;       /**< copies whose range was not cached (registered now, or copied without) */
-    uint64_t cache_evictions;    /**< cached ranges unregistered to stay under the byte limit, or found stale */
-    uint64_t cache_ranges;       /**< ranges the cache holds now */
-    uint64_t cache_bytes;        /**< bytes the cache holds page-locked now */
-    uint64_t cache_limit_bytes;  /**< the cache's byte limit (0: no cache on this backend) */
+    uint64_t registered_ranges; /**< ranges registered with xfer_register and not yet unregistered */
+    uint64_t registered_bytes;  /**< their bytes */
+    uint64_t cache_hits;        /**< copies served from a cached registration */
+    uint64_t cache_misses;      /**< copies whose range was not cached (registered now, or copied without) */
+    uint64_t cache_evictions;   /**< cached ranges unregistered to stay under the byte limit, or found stale */
+    uint64_t cache_ranges;      /**< ranges the cache holds now */
+    uint64_t cache_bytes;       /**< bytes the cache holds page-locked now */
+    uint64_t cache_limit_bytes; /**< the cache's byte limit (0: no cache on this backend) */
 } xfer_registration_stats;
 
 /** Fills `stats` for the context (all counters since xfer_open). Backends without a cache

@@ -71,13 +71,13 @@ typedef struct xfer_backend_param_value {
 
 /** The function table. Object pointers (ctx, buf, stream, event) are the backend's own. */
 typedef struct xfer_backend_table {
-    uint32_t abi_major;        /**< XFER_BACKEND_ABI_MAJOR the plugin was built with */
-    uint32_t abi_minor;        /**< XFER_BACKEND_ABI_MINOR the plugin was built with */
-    size_t struct_size;        /**< sizeof(xfer_backend_table) as the plugin was built */
-    const char *name;          /**< must equal the <name> of the plugin's file name */
-    const char *description;   /**< one line for `xfer-tool list` */
+    uint32_t abi_major;      /**< XFER_BACKEND_ABI_MAJOR the plugin was built with */
+    uint32_t abi_minor;      /**< XFER_BACKEND_ABI_MINOR the plugin was built with */
+    size_t struct_size;      /**< sizeof(xfer_backend_table) as the plugin was built */
+    const char *name;        /**< must equal the <name> of the plugin's file name */
+    const char *description; /**< one line for `xfer-tool list` */
     xfer_device_kind device_kind;
-    unsigned caps;             /**< XFER_CAP_* bits */
+    unsigned caps; /**< XFER_CAP_* bits */
     const xfer_backend_param *params;
     size_t param_count;
 
@@ -88,8 +88,7 @@ typedef struct xfer_backend_table {
         Cheap and repeatable. */
     xfer_status (*probe)(int *device_count);
     /** Binds to `device` (already checked 0 <= device < count) with the effective parameters. */
-    xfer_status (*context_create)(int device, const xfer_backend_param_value *params, size_t param_count,
-                                  void **ctx);
+    xfer_status (*context_create)(int device, const xfer_backend_param_value *params, size_t param_count, void **ctx);
     /** Called after the core destroyed every stream, event and buffer of the context. */
     xfer_status (*context_destroy)(void *ctx);
     /** bytes > 0; flags validated (XFER_ALLOC_* only, not both PREFER bits). On failure nothing
@@ -109,8 +108,7 @@ typedef struct xfer_backend_table {
     /** dir valid; bytes > 0; offset + bytes within the buffer (checked by the core). */
     xfer_status (*buffer_copy_async)(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
                                      void *stream);
-    xfer_status (*memcpy_async)(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
-                                void *stream);
+    xfer_status (*memcpy_async)(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream);
     /** count > 0, every pointer non-NULL, every size > 0 (checked by the core). */
     xfer_status (*memcpy_batch_async)(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
                                       size_t count, xfer_copy_kind kind, void *stream);
@@ -158,9 +156,8 @@ typedef struct xfer_backend_table {
     /** Device view to device view of two buffers of contexts on different devices; offsets and
         bytes within both buffers (checked by the core). Must keep both buffers' memory alive
         until the copy has run, as buffer_copy_async does. */
-    xfer_status (*buffer_copy_peer_async)(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx,
-                                          void *src_buf, size_t src_offset, size_t bytes, void *stream_ctx,
-                                          void *stream);
+    xfer_status (*buffer_copy_peer_async)(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx, void *src_buf,
+                                          size_t src_offset, size_t bytes, void *stream_ctx, void *stream);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

@@ -44,9 +44,9 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
-#include <xfer/xfer_backend.h>
 
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda {
 
@@ -67,9 +67,9 @@ constexpr std::size_t kPackAlignment = 16;
 constexpr std::size_t kDescriptorAlignment = 256;
 
 struct PackConfig {
-    std::size_t max_entry = 0;   // entries up to this many bytes are packed; 0: packing off
-    std::size_t slot_bytes = 0;  // descriptors + data of one group
-    bool mapped_host = false;    // the device reaches page-locked host memory at its host address
+    std::size_t max_entry = 0;  // entries up to this many bytes are packed; 0: packing off
+    std::size_t slot_bytes = 0; // descriptors + data of one group
+    bool mapped_host = false;   // the device reaches page-locked host memory at its host address
 };
 
 // The route of one entry. Entries above max_entry, and pairs of memories a kernel should not
@@ -81,8 +81,8 @@ Route route_for(Memory dst, Memory src, std::size_t bytes, const PackConfig &con
 std::size_t descriptor_bytes(std::size_t count) noexcept;
 
 struct Placement {
-    std::size_t index = 0;   // entry of the batch
-    std::size_t offset = 0;  // in the slot's data area (staged routes; 0 for mapped ones)
+    std::size_t index = 0;  // entry of the batch
+    std::size_t offset = 0; // in the slot's data area (staged routes; 0 for mapped ones)
 };
 
 // One DMA + one kernel: entries [first, first + count) of BatchPlan::placed, all of one route.
@@ -90,11 +90,11 @@ struct Group {
     Route route = Route::engine;
     std::size_t first = 0;
     std::size_t count = 0;
-    std::size_t data_bytes = 0;  // staged routes: bytes of the data area used
+    std::size_t data_bytes = 0; // staged routes: bytes of the data area used
 };
 
 struct BatchPlan {
-    std::vector<std::size_t> engine;  // entries for the copy engine, in batch order
+    std::vector<std::size_t> engine; // entries for the copy engine, in batch order
     std::vector<Placement> placed;
     std::vector<Group> groups;
 };
@@ -112,7 +112,7 @@ xfer_status launch_copy_entries(const PackedEntry *entries, std::size_t count, c
 
 // ---------------------------------------------------------------------- the packer
 class BatchPacker {
-public:
+  public:
     static constexpr std::size_t kSlots = 2;
 
     BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept;
@@ -132,19 +132,19 @@ public:
     // Waits for the slots' last groups and frees them; at context_destroy.
     xfer_status close() noexcept;
 
-private:
+  private:
     struct Slot {
-        unsigned char *host = nullptr;    // cudaHostAlloc
-        unsigned char *device = nullptr;  // cudaMalloc
-        cudaEvent_t done = nullptr;       // recorded after the slot's last group
+        unsigned char *host = nullptr;   // cudaHostAlloc
+        unsigned char *device = nullptr; // cudaMalloc
+        cudaEvent_t done = nullptr;      // recorded after the slot's last group
     };
-    bool allocate() noexcept;  // under mutex_
+    bool allocate() noexcept; // under mutex_
     xfer_status queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
                             const std::size_t *sizes, cudaStream_t stream);
 
     std::size_t max_entry_;
     std::size_t slot_bytes_;
-    std::size_t host_threads_;  // batch_host_threads
+    std::size_t host_threads_; // batch_host_threads
     std::mutex mutex_;
     bool set_up_ = false;
     bool usable_ = false;
@@ -161,4 +161,4 @@ extern const std::size_t kBatchParamCount;
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
                               Context &ctx) noexcept;
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "batch.hpp"
-
 #include <cstdint>
 
+#include "batch.hpp"
 #include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
@@ -43,7 +42,7 @@ __global__ void copy_entries(const PackedEntry *entries, std::size_t count) {
     }
 }
 
-}  // namespace
+} // namespace
 
 xfer_status launch_copy_entries(const PackedEntry *entries, std::size_t count, cudaStream_t stream) noexcept {
     const std::size_t blocks = count < kMaxBlocks ? count : kMaxBlocks;
@@ -51,4 +50,4 @@ xfer_status launch_copy_entries(const PackedEntry *entries, std::size_t count, c
     return check(cudaGetLastError(), "cudaLaunchKernel(xfer packed batch: %zu entries, %zu blocks)", count, blocks);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -8,7 +8,7 @@ std::size_t round_up(std::size_t n, std::size_t to) noexcept { return (n + to - 
 
 bool staged(Route r) noexcept { return r == Route::staged_to_device || r == Route::staged_to_host; }
 
-}  // namespace
+} // namespace
 
 Route route_for(Memory dst, Memory src, std::size_t bytes, const PackConfig &config) noexcept {
     if (config.max_entry == 0 || bytes > config.max_entry) {
@@ -72,4 +72,4 @@ BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t 
     return plan;
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -44,4 +44,4 @@ xfer_status dma_copy_between_views(const Context &, const Buffer &b, xfer_direct
     return copy_between_views(b, dir, offset, bytes, stream, nullptr);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A context's life: probing for devices, opening one, binding it to the calling thread,
 // waiting for its queued work, closing it.
+#include "xfer_cuda/context.hpp"
+
 #include <cstdio>
 
 #include "batch.hpp"
 #include "registration.hpp"
-#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 
@@ -30,8 +31,9 @@ xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context
 }
 
 xfer_status wait_for_queued_work(const Context &ctx) noexcept {
-    if (auto st = check(cudaDeviceSynchronize(),
-                        "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)", ctx.device)) {
+    if (auto st =
+            check(cudaDeviceSynchronize(),
+                  "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)", ctx.device)) {
         return st;
     }
     const std::uint64_t peers = ctx.peer_devices.load();
@@ -47,11 +49,12 @@ xfer_status wait_for_queued_work(const Context &ctx) noexcept {
         }
         if (auto st = check(cudaDeviceSynchronize(),
                             "cudaDeviceSynchronize (device %d: waiting for peer copies that use device %d's buffer "
-                            "before freeing it)", d, ctx.device)) {
+                            "before freeing it)",
+                            d, ctx.device)) {
             return st;
         }
     }
-    return activate(ctx);  // the release runs with the buffer's device current
+    return activate(ctx); // the release runs with the buffer's device current
 }
 
 xfer_status close_context(std::unique_ptr<Context> c) noexcept {
@@ -75,16 +78,16 @@ xfer_status report_count_failure(cudaError_t err) {
     int runtime = 0;
     (void)cudaDriverGetVersion(&driver);
     (void)cudaRuntimeGetVersion(&runtime);
-    const xfer_status st = status_from_cuda(err) == XFER_ERROR_NO_DEVICE ? XFER_ERROR_NO_DEVICE
-                                                                          : XFER_ERROR_BACKEND_UNAVAILABLE;
+    const xfer_status st =
+        status_from_cuda(err) == XFER_ERROR_NO_DEVICE ? XFER_ERROR_NO_DEVICE : XFER_ERROR_BACKEND_UNAVAILABLE;
     if (err == cudaErrorInsufficientDriver && driver == 0) {
         return fail(st, "no CUDA driver: libcuda.so.1 could not be loaded (cudaGetDeviceCount: %s (%s=%d))",
                     cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
     }
     if (err == cudaErrorInsufficientDriver) {
         return fail(st, "CUDA driver %d.%d is older than the CUDA runtime %d.%d (cudaGetDeviceCount: %s (%s=%d))",
-                    driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10,
-                    cudaGetErrorString(err), cudaGetErrorName(err), static_cast<int>(err));
+                    driver / 1000, (driver % 1000) / 10, runtime / 1000, (runtime % 1000) / 10, cudaGetErrorString(err),
+                    cudaGetErrorName(err), static_cast<int>(err));
     }
     return fail(st, "cudaGetDeviceCount: %s (%s=%d)", cudaGetErrorString(err), cudaGetErrorName(err),
                 static_cast<int>(err));
@@ -98,7 +101,7 @@ const char *attribute_name(Requirement req) {
     return req == Requirement::managed_memory ? "cudaDevAttrManagedMemory" : "cudaDevAttrCanMapHostMemory";
 }
 
-}  // namespace
+} // namespace
 
 xfer_status probe_devices(Requirement req, int *device_count) noexcept {
     int count = 0;
@@ -163,4 +166,4 @@ xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
     return XFER_SUCCESS;
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

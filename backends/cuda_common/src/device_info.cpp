@@ -60,7 +60,7 @@ PcieLink read_pcie_link(const std::string &bus_id, const std::string &sysfs_root
             link.width = pcie_width_from_text(text);
         }
     } catch (...) {
-        return PcieLink{};  // unknown is a valid answer; never fail device_info over it
+        return PcieLink{}; // unknown is a valid answer; never fail device_info over it
     }
     return link;
 }
@@ -70,8 +70,7 @@ PcieLink read_pcie_link(const std::string &bus_id, const std::string &sysfs_root
 xfer_status device_info(void *ctx, xfer_device_info *info) {
     return on_device("device_info", ctx, [&](const Context &c) {
         cudaDeviceProp prop{};
-        if (auto st = check(cudaGetDeviceProperties(&prop, c.device), "cudaGetDeviceProperties(device %d)",
-                            c.device)) {
+        if (auto st = check(cudaGetDeviceProperties(&prop, c.device), "cudaGetDeviceProperties(device %d)", c.device)) {
             return st;
         }
         size_t free_bytes = 0;
@@ -109,7 +108,7 @@ xfer_status device_info(void *ctx, xfer_device_info *info) {
         std::snprintf(out.pci_bus_id, sizeof out.pci_bus_id, "%s", bus_id);
         for (char *p = out.pci_bus_id; *p != '\0'; ++p) {
             if (*p >= 'A' && *p <= 'F') {
-                *p = static_cast<char>(*p - 'A' + 'a');  // the form lspci and sysfs use
+                *p = static_cast<char>(*p - 'A' + 'a'); // the form lspci and sysfs use
             }
         }
         out.async_engine_count = prop.asyncEngineCount;
@@ -123,4 +122,4 @@ xfer_status device_info(void *ctx, xfer_device_info *info) {
     });
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

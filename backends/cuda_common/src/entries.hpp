@@ -5,10 +5,9 @@
 
 #include <string>
 
+#include "xfer_cuda/context.hpp"
 #include <xfer/xfer_backend.h>
 #include <xfer_plugin/errors.hpp>
-
-#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 
@@ -50,10 +49,9 @@ xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms);
 // Raw copies (memcpy.cpp) between any pointers the device can reach (cudaMemcpyAsync /
 // cudaMemcpyBatchAsync, small batch entries packed: batch.hpp), keeping stream order for
 // pageable host pointers too.
-xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
-                         void *stream);
-xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
-                               size_t count, xfer_copy_kind kind, void *stream);
+xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream);
+xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
+                               xfer_copy_kind kind, void *stream);
 
 // xfer_register / xfer_unregister (registration.cpp, registration.hpp).
 xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned flags);
@@ -67,8 +65,8 @@ xfer_status registration_stats(void *ctx, xfer_registration_stats *stats);
 xfer_status device_can_access_peer(void *ctx, void *peer, int *can_access);
 // Raw form: both pointers are checked against their context's device before anything is
 // queued (a pointer of another device, or pageable memory, is refused by name).
-xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
-                              void *stream_ctx, void *stream);
+xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes, void *stream_ctx,
+                              void *stream);
 // Buffer form: the raw form on the two device views.
 xfer_status buffer_copy_peer_async(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx, void *src_buf,
                                    size_t src_offset, size_t bytes, void *stream_ctx, void *stream);
@@ -80,8 +78,8 @@ xfer_status device_info(void *ctx, xfer_device_info *info);
 // The current PCIe link of a device. The CUDA runtime has no call for it, so it is read from
 // Linux sysfs (current_link_speed / current_link_width of the device's PCI function).
 struct PcieLink {
-    int generation = 0;  // 0 when unknown
-    int width = 0;       // lanes, 0 when unknown
+    int generation = 0; // 0 when unknown
+    int width = 0;      // lanes, 0 when unknown
 };
 // "16.0 GT/s PCIe" -> 4; "2.5 GT/s" -> 1; unknown or malformed -> 0.
 int pcie_generation_from_speed(const std::string &speed_text) noexcept;
@@ -91,4 +89,4 @@ int pcie_width_from_text(const std::string &width_text) noexcept;
 // files cannot be read (containers, VMs, non-Linux).
 PcieLink read_pcie_link(const std::string &bus_id, const std::string &sysfs_root = "/sys/bus/pci/devices") noexcept;
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

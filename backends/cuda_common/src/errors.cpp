@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // CUDA failures as xfer statuses, and devices a sticky fault made unusable.
-#include "xfer_cuda/context.hpp"
-
 #include <atomic>
 #include <cstdarg>
 #include <cstdio>
+
+#include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
 
@@ -31,8 +31,8 @@ namespace {
 // One record per device ordinal; written once (the first sticky error), read lock-free.
 constexpr int kMaxDevices = 64;
 struct Poison {
-    std::atomic<int> state{0};  // 0 healthy, 1 being written, 2 poisoned
-    char what[768];  // room for the longest call text check() formats (512) and the CUDA message
+    std::atomic<int> state{0}; // 0 healthy, 1 being written, 2 poisoned
+    char what[768];            // room for the longest call text check() formats (512) and the CUDA message
 };
 Poison g_poison[kMaxDevices];
 
@@ -44,14 +44,14 @@ void poison_current_device(const char *call, cudaError_t err) noexcept {
     Poison &p = g_poison[device];
     int healthy = 0;
     if (!p.state.compare_exchange_strong(healthy, 1)) {
-        return;  // the first fault is the one to name
+        return; // the first fault is the one to name
     }
-    std::snprintf(p.what, sizeof p.what, "%s failed with %s (%s=%d)", call, cudaGetErrorString(err), cudaGetErrorName(err),
-                  static_cast<int>(err));
+    std::snprintf(p.what, sizeof p.what, "%s failed with %s (%s=%d)", call, cudaGetErrorString(err),
+                  cudaGetErrorName(err), static_cast<int>(err));
     p.state.store(2);
 }
 
-}  // namespace
+} // namespace
 
 bool is_sticky(cudaError_t err) noexcept {
     switch (err) {
@@ -111,4 +111,4 @@ xfer_status check_query(cudaError_t err, const char *call) noexcept {
     return check(err, "%s", call);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

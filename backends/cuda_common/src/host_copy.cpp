@@ -61,4 +61,4 @@ xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::siz
                  "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -104,9 +104,10 @@ xfer_status check_pointers(void *const *dsts, const void *const *srcs, const siz
         const Memory src = classify(srcs[i]);
         const bool engine = pack == nullptr || (routes[i] = route_for(dst, src, sizes[i], *pack)) == Route::engine;
         if (const char *why = kind_mismatch(kind, dst, src)) {
-            return fail(XFER_ERROR_BACKEND, "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
-                        "nothing was queued", i, count, sizes[i], kind_name(kind), why, memory_name(dst),
-                        memory_name(src));
+            return fail(XFER_ERROR_BACKEND,
+                        "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
+                        "nothing was queued",
+                        i, count, sizes[i], kind_name(kind), why, memory_name(dst), memory_name(src));
         }
         *any_pageable = *any_pageable || (engine && (dst == Memory::pageable || src == Memory::pageable));
     }
@@ -144,7 +145,7 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
                  kind_name(kind));
 }
 
-}  // namespace
+} // namespace
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
@@ -157,12 +158,12 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
         const Memory to = classify(dst);
         const Memory from = classify(src);
         if (const char *why = kind_mismatch(kind, to, from)) {
-            return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
-                        bytes, kind_name(kind), why, memory_name(to), memory_name(from));
+            return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued", bytes,
+                        kind_name(kind), why, memory_name(to), memory_name(from));
         }
         bool taken = false;
         if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, s, &taken); st != XFER_SUCCESS || taken) {
-            return st;  // the pinned backend's registration cache queued it as DMA
+            return st; // the pinned backend's registration cache queued it as DMA
         }
         if (to == Memory::pageable || from == Memory::pageable) {
             return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
@@ -201,10 +202,10 @@ xfer_status batch_on_engine(const Context &c, void *const *dsts, const void *con
     return check(err, "cudaMemcpyBatchAsync(%zu copies)", count);
 }
 
-}  // namespace
+} // namespace
 
-xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes,
-                               size_t count, xfer_copy_kind kind, void *stream) {
+xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
+                               xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
         bool pageable = false;
@@ -246,4 +247,4 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
     });
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "batch.hpp"
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -8,9 +6,9 @@
 #include <thread>
 #include <vector>
 
-#include <xfer_plugin/params.hpp>
-
+#include "batch.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/params.hpp>
 
 namespace xfer::cuda {
 
@@ -29,7 +27,7 @@ constexpr auto kHostThreadsHelp =
     plugin::join("threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread "
                  "plus threads started for the group when it holds at least ",
                  plugin::decimal<(kMinThreadBytes >> 20)>().text, " MiB); 1: the callback thread alone");
-}  // namespace
+} // namespace
 
 constexpr xfer_backend_param kBatchParams[] = {
     {"batch_pack_max", "size", "32768",
@@ -62,8 +60,8 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
         return st;
     }
     if (max_entry > 0) {
-        ctx.packer = std::make_unique<BatchPacker>(static_cast<std::size_t>(max_entry),
-                                                   static_cast<std::size_t>(slot), static_cast<std::size_t>(threads));
+        ctx.packer = std::make_unique<BatchPacker>(static_cast<std::size_t>(max_entry), static_cast<std::size_t>(slot),
+                                                   static_cast<std::size_t>(threads));
     }
     return XFER_SUCCESS;
 }
@@ -71,8 +69,8 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
 namespace {
 
 struct HostPiece {
-    unsigned char *user;       // the user's host memory (source or destination)
-    std::size_t slot_offset;   // in the slot (descriptors included)
+    unsigned char *user;     // the user's host memory (source or destination)
+    std::size_t slot_offset; // in the slot (descriptors included)
     std::size_t bytes;
 };
 
@@ -80,10 +78,10 @@ struct HostPiece {
 struct HostWork {
     unsigned char *slot = nullptr;
     std::vector<PackedEntry> descriptors;
-    std::vector<HostPiece> pieces;  // staged routes only
+    std::vector<HostPiece> pieces; // staged routes only
     std::size_t data_bytes = 0;
     std::size_t threads = 1;
-    bool scatter_after = false;     // staged_to_host: a second host function finishes
+    bool scatter_after = false; // staged_to_host: a second host function finishes
 };
 
 // Copies every piece into the slot (gather) or out of it, on this thread and up to
@@ -140,7 +138,7 @@ void CUDART_CB scatter(void *user) {
 
 std::uint64_t address(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
 
-}  // namespace
+} // namespace
 
 BatchPacker::BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept
     : max_entry_(max_entry), slot_bytes_(slot_bytes), host_threads_(host_threads) {}
@@ -190,8 +188,8 @@ xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const v
     return XFER_SUCCESS;
 }
 
-xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts,
-                                     const void *const *srcs, const std::size_t *sizes, cudaStream_t stream) {
+xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
+                                     const std::size_t *sizes, cudaStream_t stream) {
     Slot &slot = slots_[next_];
     next_ = (next_ + 1) % kSlots;
     const std::size_t desc = descriptor_bytes(g.count);
@@ -215,8 +213,8 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
             work->descriptors.push_back(PackedEntry{address(dsts[i]), address(srcs[i]), sizes[i]});
         } else if (to_device) {
             work->descriptors.push_back(PackedEntry{address(dsts[i]), staging, sizes[i]});
-            work->pieces.push_back(HostPiece{static_cast<unsigned char *>(const_cast<void *>(srcs[i])),
-                                             desc + p.offset, sizes[i]});
+            work->pieces.push_back(
+                HostPiece{static_cast<unsigned char *>(const_cast<void *>(srcs[i])), desc + p.offset, sizes[i]});
         } else {
             work->descriptors.push_back(PackedEntry{staging, address(srcs[i]), sizes[i]});
             work->pieces.push_back(HostPiece{static_cast<unsigned char *>(dsts[i]), desc + p.offset, sizes[i]});
@@ -227,8 +225,8 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
         return st;
     }
     HostWork *raw = work.get();
-    if (auto st = check(cudaLaunchHostFunc(stream, prepare, raw), "cudaLaunchHostFunc(packed batch: %zu entries)",
-                        g.count)) {
+    if (auto st =
+            check(cudaLaunchHostFunc(stream, prepare, raw), "cudaLaunchHostFunc(packed batch: %zu entries)", g.count)) {
         return st;
     }
     // From here the host functions own `work` (a failure below leaks it rather than risk a
@@ -243,10 +241,9 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
         return st;
     }
     if (g.route == Route::staged_to_host) {
-        if (auto st = check(cudaMemcpyAsync(slot.host + desc, slot.device + desc, g.data_bytes,
-                                            cudaMemcpyDeviceToHost, stream),
-                            "cudaMemcpyAsync(packed batch: %zu bytes to the host, %zu entries)", g.data_bytes,
-                            g.count)) {
+        if (auto st = check(
+                cudaMemcpyAsync(slot.host + desc, slot.device + desc, g.data_bytes, cudaMemcpyDeviceToHost, stream),
+                "cudaMemcpyAsync(packed batch: %zu bytes to the host, %zu entries)", g.data_bytes, g.count)) {
             return st;
         }
         if (auto st = check(cudaLaunchHostFunc(stream, scatter, raw), "cudaLaunchHostFunc(packed batch scatter)")) {
@@ -271,4 +268,4 @@ xfer_status BatchPacker::close() noexcept {
     return st;
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

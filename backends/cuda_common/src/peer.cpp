@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "entries.hpp"
-
 #include <cstdint>
 #include <map>
 #include <mutex>
 #include <utility>
 
+#include "entries.hpp"
 #include "xfer_cuda/buffer.hpp"
 #include "xfer_cuda/context.hpp"
 
@@ -17,11 +16,11 @@ namespace {
 // its own copy of this table; a second plugin (or the application) that enabled it first makes
 // cudaDeviceEnablePeerAccess answer cudaErrorPeerAccessAlreadyEnabled, which is success here.
 struct PairState {
-    xfer_status status = XFER_SUCCESS;  // of the first attempt; repeated for later calls
+    xfer_status status = XFER_SUCCESS; // of the first attempt; repeated for later calls
 };
 
 std::mutex &pairs_mutex() {
-    static auto *m = new std::mutex;  // leaked: entries may run during static destruction
+    static auto *m = new std::mutex; // leaked: entries may run during static destruction
     return *m;
 }
 std::map<std::pair<int, int>, PairState> &pairs() {
@@ -32,12 +31,12 @@ std::map<std::pair<int, int>, PairState> &pairs() {
 // Lets `from` access `to`'s memory where the hardware allows it.
 xfer_status enable_one_way(int from, int to) {
     int can = 0;
-    if (auto st = check(cudaDeviceCanAccessPeer(&can, from, to), "cudaDeviceCanAccessPeer(device %d, peer %d)", from,
-                        to)) {
+    if (auto st =
+            check(cudaDeviceCanAccessPeer(&can, from, to), "cudaDeviceCanAccessPeer(device %d, peer %d)", from, to)) {
         return st;
     }
     if (can == 0) {
-        return XFER_SUCCESS;  // cudaMemcpyPeerAsync stages through host memory
+        return XFER_SUCCESS; // cudaMemcpyPeerAsync stages through host memory
     }
     if (auto st = check(cudaSetDevice(from), "cudaSetDevice(%d)", from)) {
         return st;
@@ -65,8 +64,10 @@ xfer_status ensure_peer_access(int a, int b) {
     if (found != pairs().end()) {
         return found->second.status == XFER_SUCCESS
                    ? XFER_SUCCESS
-                   : fail(found->second.status, "enabling peer access between devices %d and %d failed earlier in "
-                          "this process (see the first failure)", key.first, key.second);
+                   : fail(found->second.status,
+                          "enabling peer access between devices %d and %d failed earlier in "
+                          "this process (see the first failure)",
+                          key.first, key.second);
     }
     PairState state;
     state.status = enable_one_way(key.first, key.second);
@@ -145,7 +146,7 @@ xfer_status peer_copy(const Context &dst_ctx, void *dst, const Context &src_ctx,
                  src_ctx.device);
 }
 
-}  // namespace
+} // namespace
 
 xfer_status device_can_access_peer(void *ctx, void *peer, int *can_access) {
     return guarded("device_can_access_peer", [&] {
@@ -161,8 +162,8 @@ xfer_status device_can_access_peer(void *ctx, void *peer, int *can_access) {
     });
 }
 
-xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
-                              void *stream_ctx, void *stream) {
+xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes, void *stream_ctx,
+                              void *stream) {
     return guarded("memcpy_peer_async", [&] {
         return peer_copy(as_context(dst_ctx), dst, as_context(src_ctx), src, bytes, as_context(stream_ctx),
                          static_cast<cudaStream_t>(stream));
@@ -179,4 +180,4 @@ xfer_status buffer_copy_peer_async(void *dst_ctx, void *dst_buf, size_t dst_offs
     });
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -4,11 +4,10 @@
 #include <memory>
 #include <vector>
 
-#include <xfer_plugin/table.hpp>
-
 #include "batch.hpp"
 #include "entries.hpp"
 #include "xfer_cuda/backend.hpp"
+#include <xfer_plugin/table.hpp>
 
 namespace xfer::cuda {
 
@@ -39,7 +38,7 @@ namespace {
 xfer_status context_destroy(void *ctx) {
     return guarded("context_destroy", [&] { return close_context(std::unique_ptr<Context>(&as_context(ctx))); });
 }
-}  // namespace
+} // namespace
 
 // -------------------------------------------------------------------------- buffers
 
@@ -76,7 +75,7 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
 xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
                               std::size_t bytes, void *stream) noexcept {
     if (s.copy_async == nullptr) {
-        return XFER_SUCCESS;  // one memory, nothing to queue (see BufferStrategy::copy_async)
+        return XFER_SUCCESS; // one memory, nothing to queue (see BufferStrategy::copy_async)
     }
     return on_device("buffer_copy_async", ctx, [&](const Context &c) {
         return s.copy_async(c, as_buffer(buf), dir, offset, bytes, static_cast<cudaStream_t>(stream));
@@ -92,8 +91,8 @@ std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own
 }
 
 xfer_backend_table describe(const BackendDescription &d) noexcept {
-    xfer_backend_table t = plugin::table_header(d.name, d.description, XFER_DEVICE_KIND_CUDA, d.buffers.facts,
-                                                d.params, d.param_count);
+    xfer_backend_table t =
+        plugin::table_header(d.name, d.description, XFER_DEVICE_KIND_CUDA, d.buffers.facts, d.params, d.param_count);
     t.context_destroy = context_destroy;
     t.stream_create = stream_create;
     t.stream_destroy = stream_destroy;
@@ -120,4 +119,4 @@ xfer_backend_table describe(const BackendDescription &d) noexcept {
     return t;
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -13,7 +13,7 @@ namespace xfer::cuda {
 xfer_status register_in_pieces(char *start, std::size_t bytes, std::size_t piece_bytes, RegisterFn reg,
                                UnregisterFn unreg, void *user, std::vector<Piece> *out) {
     std::vector<Piece> done;
-    done.reserve(piece_bytes == 0 ? 1 : bytes / piece_bytes + 1);  // no allocation once pinning starts
+    done.reserve(piece_bytes == 0 ? 1 : bytes / piece_bytes + 1); // no allocation once pinning starts
     const xfer_status whole = reg(user, start, bytes);
     if (whole == XFER_SUCCESS) {
         done.push_back(Piece{start, bytes});
@@ -75,7 +75,7 @@ xfer_status device_attribute(cudaDeviceAttr attr, int device, int *value) {
                  static_cast<int>(attr), device);
 }
 
-}  // namespace
+} // namespace
 
 xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags) {
     int supported = 0;
@@ -83,8 +83,10 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
         return st;
     }
     if (!supported) {
-        return fail(XFER_ERROR_NOT_SUPPORTED, "xfer_register: device %d cannot register host memory "
-                    "(cudaDevAttrHostRegisterSupported is 0)", ctx.device);
+        return fail(XFER_ERROR_NOT_SUPPORTED,
+                    "xfer_register: device %d cannot register host memory "
+                    "(cudaDevAttrHostRegisterSupported is 0)",
+                    ctx.device);
     }
     unsigned cuda_flags = cudaHostRegisterPortable | cudaHostRegisterMapped;
     if (flags & XFER_REGISTER_READ_ONLY) {
@@ -101,8 +103,10 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
     auto next = ranges_.lower_bound(start);
     if ((next != ranges_.end() && next->first < start + bytes) ||
         (next != ranges_.begin() && std::prev(next)->first + std::prev(next)->second.bytes > start)) {
-        return fail(XFER_ERROR_INVALID_STATE, "xfer_register(%p, %zu bytes): overlaps a range already registered "
-                    "with this context (xfer_unregister it first)", ptr, bytes);
+        return fail(XFER_ERROR_INVALID_STATE,
+                    "xfer_register(%p, %zu bytes): overlaps a range already registered "
+                    "with this context (xfer_unregister it first)",
+                    ptr, bytes);
     }
     // The automatic registration cache (pinned backend) may hold part of the range: it gives
     // it up, so that what is left page-locked is someone else's.
@@ -111,12 +115,16 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
     // (cudaErrorHostMemoryAlreadyRegistered) comes only for the first page.
     const char *last = static_cast<char *>(ptr) + bytes - 1;
     if (classify(ptr) == Memory::pinned_host || classify(last) == Memory::pinned_host) {
-        return fail(XFER_ERROR_INVALID_STATE, "xfer_register(%p, %zu bytes): the range is already page-locked "
-                    "(cudaHostAlloc memory, or registered outside xfer_register)", ptr, bytes);
+        return fail(XFER_ERROR_INVALID_STATE,
+                    "xfer_register(%p, %zu bytes): the range is already page-locked "
+                    "(cudaHostAlloc memory, or registered outside xfer_register)",
+                    ptr, bytes);
     }
     if (classify(ptr) != Memory::pageable) {
-        return fail(XFER_ERROR_INVALID_ARGUMENT, "xfer_register(%p, %zu bytes): %s is not host memory the "
-                    "process allocated", ptr, bytes, memory_name(classify(ptr)));
+        return fail(XFER_ERROR_INVALID_ARGUMENT,
+                    "xfer_register(%p, %zu bytes): %s is not host memory the "
+                    "process allocated",
+                    ptr, bytes, memory_name(classify(ptr)));
     }
     Range range;
     range.bytes = bytes;
@@ -136,8 +144,10 @@ xfer_status HostRegistrations::remove(const Context &ctx, void *ptr) {
         std::lock_guard<std::mutex> lock(mutex_);
         auto it = ranges_.find(reinterpret_cast<std::uintptr_t>(ptr));
         if (it == ranges_.end()) {
-            return fail(XFER_ERROR_INVALID_ARGUMENT, "xfer_unregister(%p): not the start of a range registered "
-                        "with this context", ptr);
+            return fail(XFER_ERROR_INVALID_ARGUMENT,
+                        "xfer_unregister(%p): not the start of a range registered "
+                        "with this context",
+                        ptr);
         }
         range = std::move(it->second);
         bytes_ -= range.bytes;
@@ -192,4 +202,4 @@ xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
     });
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

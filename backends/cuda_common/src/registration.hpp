@@ -10,9 +10,8 @@
 #include <mutex>
 #include <vector>
 
-#include <xfer/xfer_backend.h>
-
 #include "xfer_cuda/context.hpp"
+#include <xfer/xfer_backend.h>
 
 namespace xfer::cuda {
 
@@ -45,7 +44,7 @@ xfer_status register_in_pieces(char *start, std::size_t bytes, std::size_t piece
 
 // The ranges one context registered explicitly (Context::registrations). Thread-safe.
 class HostRegistrations {
-public:
+  public:
     // Checks (overlap with this context's ranges, memory already page-locked), then
     // cudaHostRegister(cudaHostRegisterPortable | cudaHostRegisterMapped [| ReadOnly]) in
     // pieces with rollback. The context's device must be current.
@@ -56,14 +55,14 @@ public:
     xfer_status remove_all() noexcept;
     void stats(xfer_registration_stats *out);
 
-private:
+  private:
     struct Range {
         std::size_t bytes = 0;
         std::vector<Piece> pieces;
     };
     std::mutex mutex_;
-    std::map<std::uintptr_t, Range> ranges_;  // start -> range
+    std::map<std::uintptr_t, Range> ranges_; // start -> range
     std::uint64_t bytes_ = 0;
 };
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -15,7 +15,7 @@ xfer_status hook_error(const Context &c, cudaStream_t s) {
     HostCopyHook *hook = c.host_copy_hook();
     return hook != nullptr ? hook->take_stream_error(s) : XFER_SUCCESS;
 }
-}  // namespace
+} // namespace
 
 xfer_status stream_create(void *ctx, void **stream) {
     return on_device("stream_create", ctx, [&](const Context &) {
@@ -82,7 +82,7 @@ void run_host_call(void *arg) {
     call->tracker->end(call->stream);
     delete call;
 }
-}  // namespace
+} // namespace
 
 xfer_status stream_launch_host_func(void *ctx, void *stream, xfer_host_fn fn, void *user_data) {
     return on_device("stream_launch_host_func", ctx, [&](const Context &c) {
@@ -114,9 +114,8 @@ xfer_status event_create(void *ctx, unsigned flags, void **event) {
 }
 
 xfer_status event_destroy(void *ctx, void *event) {
-    return on_device("event_destroy", ctx, [&](const Context &) {
-        return check(cudaEventDestroy(as_event(event)), "cudaEventDestroy");
-    });
+    return on_device("event_destroy", ctx,
+                     [&](const Context &) { return check(cudaEventDestroy(as_event(event)), "cudaEventDestroy"); });
 }
 
 xfer_status event_record(void *ctx, void *event, void *stream) {
@@ -132,16 +131,15 @@ xfer_status event_synchronize(void *ctx, void *event) {
 }
 
 xfer_status event_query(void *ctx, void *event) {
-    return on_device("event_query", ctx, [&](const Context &) {
-        return check_query(cudaEventQuery(as_event(event)), "cudaEventQuery");
-    });
+    return on_device("event_query", ctx,
+                     [&](const Context &) { return check_query(cudaEventQuery(as_event(event)), "cudaEventQuery"); });
 }
 
 xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms) {
     return on_device("event_elapsed_ms", ctx, [&](const Context &) {
         float value = 0.0f;
-        if (auto st = check_query(cudaEventElapsedTime(&value, as_event(start), as_event(end)),
-                                  "cudaEventElapsedTime")) {
+        if (auto st =
+                check_query(cudaEventElapsedTime(&value, as_event(start), as_event(end)), "cudaEventElapsedTime")) {
             return st;
         }
         *ms = value;
@@ -161,4 +159,4 @@ xfer_status retire_slot_event(cudaEvent_t *done, const char *what) noexcept {
     return last_failure(waited, destroyed);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

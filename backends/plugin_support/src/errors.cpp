@@ -30,4 +30,4 @@ xfer_status fail(xfer_status status, const char *format, ...) noexcept {
     return status;
 }
 
-}  // namespace xfer::plugin
+} // namespace xfer::plugin

@@ -14,7 +14,7 @@ const char *find_value(const xfer_backend_param_value *params, std::size_t count
     const char *text = nullptr;
     for (std::size_t i = 0; params != nullptr && i < count; ++i) {
         if (params[i].name != nullptr && std::strcmp(params[i].name, name) == 0) {
-            text = params[i].value;  // the last one wins, as in a config file
+            text = params[i].value; // the last one wins, as in a config file
         }
     }
     return text;
@@ -31,15 +31,13 @@ const xfer_backend_param *find_declared(const xfer_backend_param *declared, std:
 }
 
 xfer_status not_declared(const char *backend, const char *name) noexcept {
-    return fail(XFER_ERROR_INTERNAL, "%s: parameter %s is read but not declared in the backend's table", backend,
-                name);
+    return fail(XFER_ERROR_INTERNAL, "%s: parameter %s is read but not declared in the backend's table", backend, name);
 }
 
-}  // namespace
+} // namespace
 
-xfer_status param_u64(const char *backend, const xfer_backend_param_value *params, std::size_t count,
-                      const char *name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max,
-                      std::uint64_t *out) noexcept {
+xfer_status param_u64(const char *backend, const xfer_backend_param_value *params, std::size_t count, const char *name,
+                      std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::uint64_t *out) noexcept {
     const char *text = find_value(params, count, name);
     if (text == nullptr) {
         *out = fallback;
@@ -102,10 +100,10 @@ xfer_status param_choice(const char *backend, const xfer_backend_param *declared
         const int n = std::snprintf(names + used, sizeof names - used, "%s%s", i == 0 ? "" : ", ", choices[i]);
         if (n > 0) {
             used = used + static_cast<std::size_t>(n) < sizeof names ? used + static_cast<std::size_t>(n)
-                                                                    : sizeof names - 1;
+                                                                     : sizeof names - 1;
         }
     }
     return fail(XFER_ERROR_CONFIG, "%s: parameter %s = '%s' is not one of %s", backend, name, text, names);
 }
 
-}  // namespace xfer::plugin
+} // namespace xfer::plugin

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C++ layer on the host backend: bytes round-tripped and compared, errors carry status and
 // message, handles are move-only and released exactly once. Built as C++17 and as C++20.
-#include <xfer/xfer.hpp>
-
-#include <gtest/gtest.h>
-
 #include <cstdint>
 #include <numeric>
 #include <type_traits>
 #include <vector>
+
+#include <gtest/gtest.h>
+
+#include <xfer/xfer.hpp>
 
 static_assert(!std::is_copy_constructible_v<xfer::Context>);
 static_assert(!std::is_copy_constructible_v<xfer::Buffer>);
@@ -24,8 +24,7 @@ namespace {
 
 xfer::Context host_ctx() { return xfer::Context("host", 0); }
 
-TEST(XferHpp, RoundTripsDoublesThroughTheDeviceView)
-{
+TEST(XferHpp, RoundTripsDoublesThroughTheDeviceView) {
     xfer::Context ctx = host_ctx();
     EXPECT_EQ(ctx.backend(), "host");
     EXPECT_EQ(ctx.device_kind(), XFER_DEVICE_KIND_HOST);
@@ -33,15 +32,12 @@ TEST(XferHpp, RoundTripsDoublesThroughTheDeviceView)
     xfer::Stream s(ctx);
     auto host = buf.host_span<double>();
     ASSERT_EQ(host.size(), 4099u);
-    for (std::size_t i = 0; i < host.size(); ++i)
-        host[i] = 0.5 * static_cast<double>(i) - 7.25;
+    for (std::size_t i = 0; i < host.size(); ++i) host[i] = 0.5 * static_cast<double>(i) - 7.25;
     buf.copy_async(XFER_TO_DEVICE, s);
     s.synchronize();
-    const double *dev = buf.device<double>();     // the host backend's device view is host memory
-    for (std::size_t i = 0; i < host.size(); ++i)
-        ASSERT_EQ(dev[i], 0.5 * static_cast<double>(i) - 7.25) << i;
-    for (double &x : host)
-        x = -1;
+    const double *dev = buf.device<double>(); // the host backend's device view is host memory
+    for (std::size_t i = 0; i < host.size(); ++i) ASSERT_EQ(dev[i], 0.5 * static_cast<double>(i) - 7.25) << i;
+    for (double &x : host) x = -1;
     buf.copy_async(XFER_TO_HOST, 8 * sizeof(double), 16 * sizeof(double), s);
     xfer::Event done(ctx);
     done.record(s);
@@ -53,8 +49,7 @@ TEST(XferHpp, RoundTripsDoublesThroughTheDeviceView)
         ASSERT_EQ(host[i], (i >= 8 && i < 24) ? 0.5 * static_cast<double>(i) - 7.25 : -1.0) << i;
 }
 
-TEST(XferHpp, ErrorsCarryStatusAndMessage)
-{
+TEST(XferHpp, ErrorsCarryStatusAndMessage) {
     xfer::Context ctx = host_ctx();
     xfer::Buffer buf(ctx, 64);
     xfer::Stream s(ctx);
@@ -79,8 +74,7 @@ TEST(XferHpp, ErrorsCarryStatusAndMessage)
     EXPECT_EQ(buf.device<unsigned char>()[0], 0xa5);
 }
 
-TEST(XferHpp, MovedHandlesAreReleasedOnce)
-{
+TEST(XferHpp, MovedHandlesAreReleasedOnce) {
     xfer::Context ctx = host_ctx();
     xfer::Buffer a(ctx, 128);
     xfer_buffer raw = a.get();
@@ -90,15 +84,14 @@ TEST(XferHpp, MovedHandlesAreReleasedOnce)
     EXPECT_EQ(xfer_buffer_size(raw), 128u);
     {
         xfer::Buffer c(ctx, 32);
-        c = std::move(b);                          // frees c's own buffer, takes b's
+        c = std::move(b); // frees c's own buffer, takes b's
         EXPECT_EQ(c.get(), raw);
     }
-    EXPECT_EQ(xfer_buffer_size(raw), 0u);          // freed once, by c's destructor
+    EXPECT_EQ(xfer_buffer_size(raw), 0u); // freed once, by c's destructor
     EXPECT_EQ(xfer_free(raw), XFER_ERROR_INVALID_HANDLE);
 }
 
-TEST(XferHpp, RawAndBatchCopies)
-{
+TEST(XferHpp, RawAndBatchCopies) {
     xfer::Context ctx = host_ctx();
     xfer::Stream s(ctx);
     std::vector<std::uint32_t> src(1000), dst(1000, 0), dst2(1000, 0);
@@ -112,8 +105,7 @@ TEST(XferHpp, RawAndBatchCopies)
     EXPECT_THROW(ctx.memcpy_batch_async({dst.data()}, {}, {4}, XFER_COPY_HOST_TO_HOST, s), xfer::Error);
 }
 
-TEST(XferHpp, EventsTimeAndStreamsWait)
-{
+TEST(XferHpp, EventsTimeAndStreamsWait) {
     xfer::Context ctx = host_ctx();
     xfer::Stream a(ctx), b(ctx);
     xfer::Event start(ctx), end(ctx);
@@ -135,8 +127,7 @@ TEST(XferHpp, EventsTimeAndStreamsWait)
     EXPECT_NE(a.native(), nullptr);
 }
 
-xfer_status status_of(void (*fn)(const xfer::Context &, void *), const xfer::Context &ctx, void *arg)
-{
+xfer_status status_of(void (*fn)(const xfer::Context &, void *), const xfer::Context &ctx, void *arg) {
     try {
         fn(ctx, arg);
     } catch (const xfer::Error &e) {
@@ -145,8 +136,7 @@ xfer_status status_of(void (*fn)(const xfer::Context &, void *), const xfer::Con
     return XFER_SUCCESS;
 }
 
-TEST(XferHpp, RegistersHostMemoryAndUnregisters)
-{
+TEST(XferHpp, RegistersHostMemoryAndUnregisters) {
     xfer::Context ctx = host_ctx();
     xfer_registration_stats st = ctx.registration_stats();
     EXPECT_EQ(st.registered_ranges, 0u);
@@ -191,17 +181,16 @@ TEST(XferHpp, RegistersHostMemoryAndUnregisters)
     EXPECT_EQ(xfer_unregister(ctx.get(), data.data()), XFER_ERROR_INVALID_ARGUMENT); // not registered
 }
 
-TEST(XferHpp, RegisterRefusesBadArguments)
-{
+TEST(XferHpp, RegisterRefusesBadArguments) {
     xfer::Context ctx = host_ctx();
     std::vector<char> data(8192);
     EXPECT_EQ(status_of([](const xfer::Context &c, void *) { (void)c.register_memory(nullptr, 4096); }, ctx, nullptr),
               XFER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 0); }, ctx, data.data()),
               XFER_ERROR_INVALID_SIZE);
-    EXPECT_EQ(status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 8192, 0x80u); }, ctx,
-                        data.data()),
-              XFER_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(
+        status_of([](const xfer::Context &c, void *p) { (void)c.register_memory(p, 8192, 0x80u); }, ctx, data.data()),
+        XFER_ERROR_INVALID_ARGUMENT);
     EXPECT_EQ(ctx.registration_stats().registered_ranges, 0u);
     // xfer_close unregisters what is left; the Registration then has nothing to do.
     xfer::Registration reg = ctx.register_memory(data);
@@ -209,17 +198,14 @@ TEST(XferHpp, RegisterRefusesBadArguments)
     ctx.close();
 }
 
-TEST(XferHpp, LibraryQueries)
-{
+TEST(XferHpp, LibraryQueries) {
     xfer::Version v = xfer::version();
     EXPECT_EQ(v.major, XFER_VERSION_MAJOR);
     bool host_found = false;
-    for (const xfer_backend_info &b : xfer::backends())
-        host_found = host_found || std::string(b.name) == "host";
+    for (const xfer_backend_info &b : xfer::backends()) host_found = host_found || std::string(b.name) == "host";
     EXPECT_TRUE(host_found);
     bool backend_key = false;
-    for (const xfer::Param &p : xfer::params())
-        backend_key = backend_key || (p.section.empty() && p.name == "backend");
+    for (const xfer::Param &p : xfer::params()) backend_key = backend_key || (p.section.empty() && p.name == "backend");
     EXPECT_TRUE(backend_key);
     xfer::Context ctx = host_ctx();
     EXPECT_GT(ctx.device_info().total_memory, 0u);

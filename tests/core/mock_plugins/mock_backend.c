@@ -19,13 +19,13 @@
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
  */
-#include <xfer/xfer_backend.h>
-
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <xfer/xfer_backend.h>
 
 #ifndef MOCK_NAME
 #define MOCK_NAME "mock"
@@ -209,7 +209,9 @@ static xfer_status mock_stream_synchronize(void *ctx, void *stream) {
 }
 
 #ifdef MOCK_FULL
-static xfer_status not_ready_if_busy(void *ctx) { return ((mock_ctx *)ctx)->busy ? XFER_ERROR_NOT_READY : XFER_SUCCESS; }
+static xfer_status not_ready_if_busy(void *ctx) {
+    return ((mock_ctx *)ctx)->busy ? XFER_ERROR_NOT_READY : XFER_SUCCESS;
+}
 
 static double now_ms(void) {
     struct timespec ts;
@@ -233,8 +235,10 @@ static xfer_status mock_buffer_copy_async(void *ctx, void *buf, xfer_direction d
     (void)ctx;
     (void)stream;
     mock_buf *b = buf;
-    if (dir == XFER_TO_DEVICE) memcpy(b->dev + offset, b->host + offset, bytes);
-    else memcpy(b->host + offset, b->dev + offset, bytes);
+    if (dir == XFER_TO_DEVICE)
+        memcpy(b->dev + offset, b->host + offset, bytes);
+    else
+        memcpy(b->host + offset, b->dev + offset, bytes);
     return XFER_SUCCESS;
 }
 
@@ -449,14 +453,29 @@ static const xfer_backend_table g_table = {
     mock_event_query,
     mock_event_elapsed_ms,
 #else
-    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
 #endif
 #if defined(MOCK_REGISTER)
     mock_register_memory,
     mock_unregister_memory,
     mock_registration_stats,
 #elif defined(MOCK_PEER)
-    NULL, NULL, NULL, /* register_memory, unregister_memory, registration_stats */
+    NULL,
+    NULL,
+    NULL, /* register_memory, unregister_memory, registration_stats */
 #endif
 #ifdef MOCK_PEER
     NULL, /* probe_params: the device count is MOCK_DEVICE_COUNT */

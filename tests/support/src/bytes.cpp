@@ -40,10 +40,10 @@ Bytes random_bytes(std::size_t n, std::uint64_t seed) {
 
 ::testing::AssertionResult same_bytes(const Bytes &expected, const Bytes &actual) {
     if (expected.size() != actual.size()) {
-        return ::testing::AssertionFailure() << "sizes differ: expected " << expected.size() << " bytes, got "
-                                             << actual.size();
+        return ::testing::AssertionFailure()
+               << "sizes differ: expected " << expected.size() << " bytes, got " << actual.size();
     }
     return same_bytes(expected.data(), actual.data(), expected.size());
 }
 
-}  // namespace xfer::test
+} // namespace xfer::test

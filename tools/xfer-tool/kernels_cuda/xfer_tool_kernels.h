@@ -57,13 +57,13 @@ XFER_TOOL_KERNELS_API int xfer_tool_gather(int device, const float *in, float *o
 /** Directions of the raw calls (no cudaMemcpyKind on this boundary: it is a CUDA type). */
 #define XFER_TOOL_RAW_TO_DEVICE 1 /**< host view -> device view (cudaMemcpyHostToDevice) */
 #define XFER_TOOL_RAW_TO_HOST 2   /**< device view -> host view (cudaMemcpyDeviceToHost) */
-#define XFER_TOOL_RAW_DEFAULT 3   /**< cudaMemcpyDefault: the runtime infers it (managed, mapped memory);
+#define XFER_TOOL_RAW_DEFAULT                                                                                          \
+    3 /**< cudaMemcpyDefault: the runtime infers it (managed, mapped memory);
                                        xfer_tool_raw_memcpy_async and _loop and _call_ns only */
 
 /** cudaSetDevice(device), then cudaMemcpyAsync(dst, src, bytes, kind of `direction`, stream). */
 XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_async(int device, void *dst, const void *src, size_t bytes,
-                                                     int direction, void *stream, char *message,
-                                                     size_t message_size);
+                                                     int direction, void *stream, char *message, size_t message_size);
 
 /** cudaSetDevice(device), then cudaMemPrefetchAsync(ptr, bytes, location, 0, stream) in the
     CUDA 13 cudaMemLocation form: the device for XFER_TOOL_RAW_TO_DEVICE, the host otherwise. */
@@ -93,9 +93,9 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memset_async(int device, void *ptr, int 
 /** cudaSetDevice(stream_device), then cudaMemcpyPeerAsync(dst, dst_device, src, src_device, bytes,
     stream): the raw call the `peer` workflow times next to xfer_memcpy_peer_async. Peer access
     is whatever the process has enabled (xfer enables it once per pair). */
-XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device,
-                                                          const void *src, int src_device, size_t bytes,
-                                                          void *stream, char *message, size_t message_size);
+XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_peer_async(int stream_device, void *dst, int dst_device, const void *src,
+                                                          int src_device, size_t bytes, void *stream, char *message,
+                                                          size_t message_size);
 
 /* Symbol names the tool looks up. */
 #define XFER_TOOL_SYM_ABI "xfer_tool_kernels_abi"
@@ -126,11 +126,9 @@ XFER_TOOL_KERNELS_API int xfer_tool_raw_memcpy_peer_async(int stream_device, voi
 #else
 #define XFER_TOOL_HD
 #endif
-static inline XFER_TOOL_HD size_t xfer_tool_gather_index(size_t i, size_t n, size_t stride)
-{
+static inline XFER_TOOL_HD size_t xfer_tool_gather_index(size_t i, size_t n, size_t stride) {
     size_t rows = stride ? n / stride : 0;
-    if (stride <= 1 || rows == 0 || i >= rows * stride)
-        return i;
+    if (stride <= 1 || rows == 0 || i >= rows * stride) return i;
     return (i % rows) * stride + i / rows;
 }
 

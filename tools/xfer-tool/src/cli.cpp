@@ -1,23 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli.hpp"
 
-#include "units.hpp"
-#include "workflows/workflow.hpp"
-
-#include "value_parse.hpp" // the library's grammar (xfer_config_grammar)
-#include "config_file.hpp"
-
-#include <boost/program_options.hpp>
-
 #include <algorithm>
-#include <charconv>
-#include <optional>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
+
+#include <boost/program_options.hpp>
+
+#include "config_file.hpp"
+#include "units.hpp"
+#include "value_parse.hpp" // the library's grammar (xfer_config_grammar)
+#include "workflows/workflow.hpp"
 
 namespace po = boost::program_options;
 
@@ -47,19 +46,18 @@ std::string plain(double v) // 0.25, 1: shortest form
     return out.str();
 }
 
-const std::string &repeats_help()
-{
+const std::string &repeats_help() {
     using A = AdaptiveRepeats;
     static const std::string text =
         "timed repeats of every measurement (min / median / max / mean / stddev are reported). Unless given, a "
-        "measurement stops early once it has " + std::to_string(A::min_samples) + " samples (" +
-        std::to_string(A::quick_min_samples) + " with --quick) and has run " + plain(A::seconds) +
-        " s or varies by less than " + plain(A::steady_spread * 100) + "% (stddev / mean)";
+        "measurement stops early once it has " +
+        std::to_string(A::min_samples) + " samples (" + std::to_string(A::quick_min_samples) +
+        " with --quick) and has run " + plain(A::seconds) + " s or varies by less than " +
+        plain(A::steady_spread * 100) + "% (stddev / mean)";
     return text;
 }
 
-const std::vector<OptionSpec> &run_specs()
-{
+const std::vector<OptionSpec> &run_specs() {
     static const std::vector<OptionSpec> specs = {
         {"backend", "", "NAME[,NAME...]|all", "", "",
          "backend(s) to run on, repeatable; 'all' = every available one. Default for run: the library's choice "
@@ -84,21 +82,21 @@ const std::vector<OptionSpec> &run_specs()
         {"stride", "", "N", "32", "", "access: elements between the reads of neighbouring threads"},
         {"seed", "", "N", "", "", "seed of the random data. Default: a random seed (recorded in the report)"},
         {"format", "", "table|csv|json", "table", "", "report format"},
-        {"output", "o", "FILE", "", "", "write the report to FILE (opened before anything is measured). Default: stdout"},
-        {"trace", "", "FILE", "", "", "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
-                                      "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap')"},
+        {"output", "o", "FILE", "", "",
+         "write the report to FILE (opened before anything is measured). Default: stdout"},
+        {"trace", "", "FILE", "", "",
+         "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
+         "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap')"},
     };
     return specs;
 }
 
-std::string option_key(const OptionSpec &s)
-{
+std::string option_key(const OptionSpec &s) {
     return std::string(s.name) + (*s.short_name ? std::string(",") + s.short_name : "");
 }
 
 // The --quick defaults, listed from the table above (written once, there).
-std::string quick_help()
-{
+std::string quick_help() {
     std::string text = "a first look in seconds: smaller defaults (";
     bool first = true;
     for (const OptionSpec &s : run_specs())
@@ -109,9 +107,10 @@ std::string quick_help()
     return text + "); options given explicitly still win";
 }
 
-po::options_description run_description(const char *command)
-{
-    po::options_description d(std::string("Options of '") + command + "' (SIZE: 4096, 4KiB, 256MiB, 1GiB; KB/MB/GB = 10^3/10^6/10^9 bytes)", 100, 50);
+po::options_description run_description(const char *command) {
+    po::options_description d(std::string("Options of '") + command +
+                                  "' (SIZE: 4096, 4KiB, 256MiB, 1GiB; KB/MB/GB = 10^3/10^6/10^9 bytes)",
+                              100, 50);
     for (const OptionSpec &s : run_specs()) {
         if (std::string(s.name) == "backend") {
             d.add_options()(option_key(s).c_str(),
@@ -119,41 +118,33 @@ po::options_description run_description(const char *command)
             continue;
         }
         auto *value = po::value<std::string>()->value_name(s.value_name);
-        if (*s.default_text)
-            value->default_value(s.default_text);
+        if (*s.default_text) value->default_value(s.default_text);
         d.add_options()(option_key(s).c_str(), value, s.help);
     }
     d.add_options()("config", po::value<std::string>()->value_name("FILE"),
                     "configuration file, as the library reads it (sets XFER_CONFIG); run options may also be set "
-                    "in its [xfer-tool] section. Default: $XFER_CONFIG")
-        ("quick", po::bool_switch(), quick_help().c_str())
-        ("samples", po::bool_switch(), "JSON: every figure carries its raw samples")
-        ("long", po::bool_switch(), "table: bandwidth as one row per figure and size (default: one row per size)")
-        ("quiet,q", po::bool_switch(), "no progress indicator (it shows only when stderr is a terminal)")
-        ("help,h", "show this help");
+                    "in its [xfer-tool] section. Default: $XFER_CONFIG")(
+        "quick", po::bool_switch(), quick_help().c_str())("samples", po::bool_switch(),
+                                                          "JSON: every figure carries its raw samples")(
+        "long", po::bool_switch(), "table: bandwidth as one row per figure and size (default: one row per size)")(
+        "quiet,q", po::bool_switch(),
+        "no progress indicator (it shows only when stderr is a terminal)")("help,h", "show this help");
     return d;
 }
 
-std::string try_hint(const char *command)
-{
-    return std::string("Try 'xfer-tool ") + command + " --help'.";
-}
+std::string try_hint(const char *command) { return std::string("Try 'xfer-tool ") + command + " --help'."; }
 
 // The library's int grammar (value_parse.hpp), with a lower bound.
-long long parse_int(const std::string &text, const std::string &where, long long min)
-{
+long long parse_int(const std::string &text, const std::string &where, long long min) {
     std::string why;
     const std::optional<int> v = xfer::core::parse_int(text, &why);
-    if (!v)
-        throw UsageError(where + ": '" + text + "' is not an integer (" + why + ")", "");
-    if (*v < min)
-        throw UsageError(where + ": " + text + " is below the minimum " + std::to_string(min), "");
+    if (!v) throw UsageError(where + ": '" + text + "' is not an integer (" + why + ")", "");
+    if (*v < min) throw UsageError(where + ": " + text + " is below the minimum " + std::to_string(min), "");
     return *v;
 }
 
 // A 64-bit seed: digits only (the int grammar stops at 2^31).
-std::uint64_t parse_seed(const std::string &text, const std::string &where)
-{
+std::uint64_t parse_seed(const std::string &text, const std::string &where) {
     const std::string_view t = xfer::core::trim(text);
     std::uint64_t v = 0;
     auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
@@ -162,8 +153,7 @@ std::uint64_t parse_seed(const std::string &text, const std::string &where)
     return v;
 }
 
-std::uint64_t parse_size_option(const std::string &text, const std::string &where)
-{
+std::uint64_t parse_size_option(const std::string &text, const std::string &where) {
     try {
         return parse_size(text);
     } catch (const std::invalid_argument &e) {
@@ -171,22 +161,20 @@ std::uint64_t parse_size_option(const std::string &text, const std::string &wher
     }
 }
 
-std::vector<std::string> split_commas(const std::vector<std::string> &items)
-{
+std::vector<std::string> split_commas(const std::vector<std::string> &items) {
     std::vector<std::string> out;
     for (const std::string &item : items) {
         std::stringstream in(item);
         std::string part;
         while (std::getline(in, part, ','))
-            if (!part.empty())
-                out.push_back(part);
+            if (!part.empty()) out.push_back(part);
     }
     return out;
 }
 
 // Sets one option from its text; `where` names it in messages ("--size", "[xfer-tool] size in FILE").
-void set_option(RunOptions &o, const std::string &name, const std::vector<std::string> &values, const std::string &where)
-{
+void set_option(RunOptions &o, const std::string &name, const std::vector<std::string> &values,
+                const std::string &where) {
     const std::string &v = values.front();
     if (name == "backend") {
         o.backends.clear();
@@ -215,11 +203,9 @@ void set_option(RunOptions &o, const std::string &name, const std::vector<std::s
         for (const std::string &d : split_commas(values)) {
             if (d != "h2d" && d != "d2h" && d != "bidir")
                 throw UsageError(where + ": unknown direction '" + d + "' (use h2d, d2h, bidir)", "");
-            if (std::find(dirs.begin(), dirs.end(), d) == dirs.end())
-                dirs.push_back(d);
+            if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
         }
-        if (dirs.empty())
-            throw UsageError(where + ": no direction given (use h2d, d2h, bidir)", "");
+        if (dirs.empty()) throw UsageError(where + ": no direction given (use h2d, d2h, bidir)", "");
         o.directions = dirs;
     } else if (name == "repeats") {
         o.repeats = static_cast<int>(parse_int(v, where, 1));
@@ -248,44 +234,36 @@ void set_option(RunOptions &o, const std::string &name, const std::vector<std::s
     }
 }
 
-std::vector<std::string> resolve_workflows(const std::vector<std::string> &names, bool required, const char *command)
-{
+std::vector<std::string> resolve_workflows(const std::vector<std::string> &names, bool required, const char *command) {
     std::string known;
-    for (const Workflow &w : all_workflows())
-        known += (known.empty() ? "" : ", ") + std::string(w.name);
+    for (const Workflow &w : all_workflows()) known += (known.empty() ? "" : ", ") + std::string(w.name);
     std::vector<std::string> out;
     const std::vector<std::string> items = split_commas(names);
     if (items.empty()) {
-        if (required)
-            throw UsageError(std::string(command) + " needs a workflow: all, " + known, try_hint(command));
+        if (required) throw UsageError(std::string(command) + " needs a workflow: all, " + known, try_hint(command));
         for (const Workflow &w : all_workflows())
-            if (w.in_all)
-                out.push_back(w.name);
+            if (w.in_all) out.push_back(w.name);
         return out;
     }
     for (const std::string &name : items) {
         if (name == "all") {
             for (const Workflow &w : all_workflows())
-                if (w.in_all && std::find(out.begin(), out.end(), w.name) == out.end())
-                    out.push_back(w.name);
+                if (w.in_all && std::find(out.begin(), out.end(), w.name) == out.end()) out.push_back(w.name);
             continue;
         }
         if (!find_workflow(name))
             throw UsageError("unknown workflow '" + name + "' (workflows: all, " + known + ")", try_hint(command));
-        if (std::find(out.begin(), out.end(), name) == out.end())
-            out.push_back(name);
+        if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
     }
     return out;
 }
 
-std::uint64_t random_seed()
-{
+std::uint64_t random_seed() {
     std::random_device rd;
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
 }
 
-Invocation parse_run(const std::vector<std::string> &args, Command command)
-{
+Invocation parse_run(const std::vector<std::string> &args, Command command) {
     const char *name = command == Command::run ? "run" : "compare";
     po::options_description visible = run_description(name);
     po::options_description all;
@@ -313,8 +291,7 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
     // command line set.
     std::vector<std::string> explicit_options;
     for (const OptionSpec &s : run_specs()) {
-        if (!vm.count(s.name))
-            continue;
+        if (!vm.count(s.name)) continue;
         if (vm[s.name].defaulted()) {
             const std::string text = o.quick && *s.quick_text ? s.quick_text : vm[s.name].as<std::string>();
             set_option(o, s.name, {text}, "--" + std::string(s.name));
@@ -338,8 +315,7 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
             std::vector<std::string> values = opt == "backend" ? value.as<std::vector<std::string>>()
                                                                : std::vector<std::string>{value.as<std::string>()};
             set_option(o, opt, values, "--" + opt);
-            if (opt == "repeats")
-                o.fixed_repeats = true;
+            if (opt == "repeats") o.fixed_repeats = true;
         }
     } catch (const UsageError &e) {
         throw UsageError(e.what(), try_hint(name));
@@ -354,12 +330,11 @@ Invocation parse_run(const std::vector<std::string> &args, Command command)
     return inv;
 }
 
-Invocation parse_list(const std::vector<std::string> &args)
-{
+Invocation parse_list(const std::vector<std::string> &args) {
     po::options_description d("Options of 'list'");
     d.add_options()("config", po::value<std::string>()->value_name("FILE"),
-                    "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")
-        ("help,h", "show this help");
+                    "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
+        "help,h", "show this help");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(d).run(), vm);
@@ -378,15 +353,13 @@ Invocation parse_list(const std::vector<std::string> &args)
         return inv;
     }
     inv.command = Command::list;
-    if (vm.count("config"))
-        inv.config = vm["config"].as<std::string>();
+    if (vm.count("config")) inv.config = vm["config"].as<std::string>();
     return inv;
 }
 
 // Options `d` plus positional file names ("input"), for the commands that read files.
 po::variables_map parse_with_inputs(const std::vector<std::string> &args, const po::options_description &d,
-                                    const char *command)
-{
+                                    const char *command) {
     po::options_description all;
     all.add(d).add_options()("input", po::value<std::vector<std::string>>());
     po::positional_options_description positional;
@@ -400,20 +373,18 @@ po::variables_map parse_with_inputs(const std::vector<std::string> &args, const 
     return vm;
 }
 
-std::vector<std::string> inputs_of(const po::variables_map &vm)
-{
+std::vector<std::string> inputs_of(const po::variables_map &vm) {
     return vm.count("input") ? vm["input"].as<std::vector<std::string>>() : std::vector<std::string>{};
 }
 
-Invocation parse_plot(const std::vector<std::string> &args)
-{
+Invocation parse_plot(const std::vector<std::string> &args) {
     po::options_description d("Options of 'plot'");
     d.add_options()("output,o", po::value<std::string>()->value_name("FILE.png|FILE.svg"),
-                    "image to write; the extension picks the format")
-        ("kind", po::value<std::string>()->value_name("bandwidth|overlap")->default_value("bandwidth"),
-         "bandwidth: GB/s against size from a JSON report (xfer lines and, where the report has them, the raw "
-         "calls' lines beside them); overlap: the timeline of a --trace file, one row per stream")
-        ("help,h", "show this help");
+                    "image to write; the extension picks the format")(
+        "kind", po::value<std::string>()->value_name("bandwidth|overlap")->default_value("bandwidth"),
+        "bandwidth: GB/s against size from a JSON report (xfer lines and, where the report has them, the raw "
+        "calls' lines beside them); overlap: the timeline of a --trace file, one row per stream")("help,h",
+                                                                                                  "show this help");
     const po::variables_map vm = parse_with_inputs(args, d, "plot");
     Invocation inv;
     if (vm.count("help")) {
@@ -433,19 +404,18 @@ Invocation parse_plot(const std::vector<std::string> &args)
     const auto inputs = inputs_of(vm);
     if (inputs.size() != 1)
         throw UsageError("plot needs exactly one RESULTS.json (or TRACE.json with --kind overlap)", try_hint("plot"));
-    if (!vm.count("output"))
-        throw UsageError("plot needs -o FILE.png or -o FILE.svg", try_hint("plot"));
+    if (!vm.count("output")) throw UsageError("plot needs -o FILE.png or -o FILE.svg", try_hint("plot"));
     inv.command = Command::plot;
     inv.plot.input = inputs.front();
     inv.plot.output = vm["output"].as<std::string>();
     inv.plot.kind = vm["kind"].as<std::string>();
     if (inv.plot.kind != "bandwidth" && inv.plot.kind != "overlap")
-        throw UsageError("--kind: unknown plot kind '" + inv.plot.kind + "' (use bandwidth or overlap)", try_hint("plot"));
+        throw UsageError("--kind: unknown plot kind '" + inv.plot.kind + "' (use bandwidth or overlap)",
+                         try_hint("plot"));
     return inv;
 }
 
-Invocation parse_diff(const std::vector<std::string> &args)
-{
+Invocation parse_diff(const std::vector<std::string> &args) {
     po::options_description d("Options of 'diff'");
     d.add_options()("all", po::bool_switch(), "also list the figures that did not change")("help,h", "show this help");
     const po::variables_map vm = parse_with_inputs(args, d, "diff");
@@ -463,8 +433,7 @@ Invocation parse_diff(const std::vector<std::string> &args)
         return inv;
     }
     const auto inputs = inputs_of(vm);
-    if (inputs.size() != 2)
-        throw UsageError("diff needs two reports: A.json B.json", try_hint("diff"));
+    if (inputs.size() != 2) throw UsageError("diff needs two reports: A.json B.json", try_hint("diff"));
     inv.command = Command::diff;
     inv.diff.before = inputs[0];
     inv.diff.after = inputs[1];
@@ -474,9 +443,8 @@ Invocation parse_diff(const std::vector<std::string> &args)
 
 } // namespace
 
-void apply_config_section(std::istream &file, const std::string &source, const std::vector<std::string> &set_on_command_line,
-                          RunOptions &options)
-{
+void apply_config_section(std::istream &file, const std::string &source,
+                          const std::vector<std::string> &set_on_command_line, RunOptions &options) {
     // The library's reader (config_file.hpp): the same INI rules, and every key with its line,
     // so messages read "FILE:LINE: ..." as the library's do. Other sections and top-level keys
     // belong to the library, which checks them when it opens a backend.
@@ -487,8 +455,7 @@ void apply_config_section(std::istream &file, const std::string &source, const s
         throw UsageError(e.what(), "");
     }
     for (const xfer::core::ConfigEntry &entry : parsed.entries) {
-        if (entry.section != kSection)
-            continue;
+        if (entry.section != kSection) continue;
         const std::string where = source + ":" + std::to_string(entry.line) + ": [" + kSection + "] " + entry.key;
         const auto spec = std::find_if(run_specs().begin(), run_specs().end(),
                                        [&](const OptionSpec &s) { return entry.key == s.name; });
@@ -497,13 +464,11 @@ void apply_config_section(std::istream &file, const std::string &source, const s
         if (std::find(set_on_command_line.begin(), set_on_command_line.end(), entry.key) != set_on_command_line.end())
             continue;
         set_option(options, entry.key, {entry.value}, where);
-        if (entry.key == "repeats")
-            options.fixed_repeats = true;
+        if (entry.key == "repeats") options.fixed_repeats = true;
     }
 }
 
-std::string general_help()
-{
+std::string general_help() {
     std::ostringstream text;
     text << "xfer-tool " << XFER_TOOL_VERSION
          << ": what each memory strategy (backend) costs on this machine for host <-> device transfers.\n\n"
@@ -515,7 +480,8 @@ std::string general_help()
          << "  xfer-tool plot RESULTS.json -o FILE.png|.svg   bandwidth against transfer size (gnuplot)\n"
          << "  xfer-tool plot --kind overlap TRACE.json -o FILE.png   timeline of a --trace file, one row per stream\n"
          << "  xfer-tool diff A.json B.json                   figures that changed beyond their spread\n"
-         << "  xfer-tool bench [OPTIONS]                      every performance target: xfer vs the raw call, PASS/FAIL\n"
+         << "  xfer-tool bench [OPTIONS]                      every performance target: xfer vs the raw call, "
+            "PASS/FAIL\n"
          << "  xfer-tool --help | --version\n\n"
          << "Workflows (each verified against a host-computed reference):\n";
     for (const Workflow &w : all_workflows()) {
@@ -523,7 +489,8 @@ std::string general_help()
         name.resize(12, ' ');
         text << "  " << name << w.summary << "\n";
     }
-    text << "\n" << run_description("run") << "\n"
+    text << "\n"
+         << run_description("run") << "\n"
          << "Units: GB/s = 10^9 bytes/s; KiB/MiB/GiB = 2^10/2^20/2^30 bytes; times in ms.\n"
          << "How long: 'compare' and 'run all' with their defaults take about a minute on one GPU; --quick a few\n"
          << "seconds (the README gives measured times).\n"
@@ -536,8 +503,7 @@ std::string general_help()
     return text.str();
 }
 
-std::string run_help(const char *command)
-{
+std::string run_help(const char *command) {
     std::ostringstream text;
     if (std::string(command) == "run")
         text << "Usage: xfer-tool run WORKFLOW...|all [OPTIONS]\n\n";
@@ -555,8 +521,7 @@ std::string run_help(const char *command)
     return text.str();
 }
 
-Invocation parse_command_line(const std::vector<std::string> &args)
-{
+Invocation parse_command_line(const std::vector<std::string> &args) {
     Invocation inv;
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         inv.help_text = general_help();
@@ -577,7 +542,8 @@ Invocation parse_command_line(const std::vector<std::string> &args)
         {"compare", [](const std::vector<std::string> &rest) { return parse_run(rest, Command::compare); }},
         {"plot", parse_plot},
         {"diff", parse_diff},
-        {"bench", [](const std::vector<std::string> &rest) {  // parses its own options (bench/)
+        {"bench",
+         [](const std::vector<std::string> &rest) { // parses its own options (bench/)
              Invocation inv;
              inv.command = Command::bench;
              inv.bench_args = rest;
@@ -587,8 +553,7 @@ Invocation parse_command_line(const std::vector<std::string> &args)
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     std::string names;
     for (const Subcommand &c : subcommands) {
-        if (args[0] == c.name)
-            return c.parse(rest);
+        if (args[0] == c.name) return c.parse(rest);
         names += (names.empty() ? "" : ", ") + std::string(c.name);
     }
     throw UsageError("unknown command '" + args[0] + "' (commands: " + names + ")", "Try 'xfer-tool --help'.");

@@ -6,12 +6,12 @@
 // (--config, else XFER_CONFIG); the command line wins over the file.
 #pragma once
 
-#include "run_options.hpp"
-
 #include <istream>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "run_options.hpp"
 
 namespace xfer::tool {
 
@@ -31,11 +31,11 @@ struct DiffOptions {
 
 struct Invocation {
     Command command = Command::help;
-    RunOptions run;         // run, compare
-    PlotOptions plot;       // plot
-    DiffOptions diff;       // diff
-    std::string config;     // list, run, compare: the configuration file ("" = none)
-    std::string help_text;  // help: what to print
+    RunOptions run;                      // run, compare
+    PlotOptions plot;                    // plot
+    DiffOptions diff;                    // diff
+    std::string config;                  // list, run, compare: the configuration file ("" = none)
+    std::string help_text;               // help: what to print
     std::vector<std::string> bench_args; // bench: its arguments, parsed by the bench command
 };
 
@@ -55,8 +55,8 @@ Invocation parse_command_line(const std::vector<std::string> &args);
 
 // Applies the [xfer-tool] section of a configuration file (keys = long option names) to
 // options the command line left unset (exposed for tests). Throws UsageError.
-void apply_config_section(std::istream &file, const std::string &source, const std::vector<std::string> &set_on_command_line,
-                          RunOptions &options);
+void apply_config_section(std::istream &file, const std::string &source,
+                          const std::vector<std::string> &set_on_command_line, RunOptions &options);
 
 std::string general_help();
 std::string run_help(const char *command);

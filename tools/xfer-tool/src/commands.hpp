@@ -2,10 +2,10 @@
 // The sub-commands behind main(); each returns the process exit status.
 #pragma once
 
-#include "cli.hpp"
-
 #include <string>
 #include <vector>
+
+#include "cli.hpp"
 
 namespace xfer::tool {
 

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "compare.hpp"
 
-#include "text_table.hpp"
-#include "units.hpp"
-
 #include <algorithm>
 #include <map>
 #include <optional>
 #include <tuple>
 
+#include "text_table.hpp"
+#include "units.hpp"
+
 namespace xfer::tool {
 namespace {
 
-const Figure *find_figure(const WorkflowResult &r, const std::string &name, const std::string &unit)
-{
+const Figure *find_figure(const WorkflowResult &r, const std::string &name, const std::string &unit) {
     for (const Figure &f : r.figures)
-        if (f.name == name && f.unit == unit && f.stats)
-            return &f;
+        if (f.name == name && f.unit == unit && f.stats) return &f;
     return nullptr;
 }
 
@@ -35,8 +33,7 @@ struct Pattern {
     const char *size_phrase; // joins `what` and the size
 };
 
-const std::vector<Pattern> &patterns()
-{
+const std::vector<Pattern> &patterns() {
     static const std::vector<Pattern> list = {
         {"large one-off transfers", "roundtrip", {"device total"}, "roundtrip h2d + kernel + d2h", " of "},
         {"streaming", "overlap", {"pipelined"}, "pipelined copy in / compute / copy out", " of "},
@@ -46,24 +43,20 @@ const std::vector<Pattern> &patterns()
     return list;
 }
 
-Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowResult> &results)
-{
+Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowResult> &results) {
     // The host backend emulates a device in host memory: a fine reference, never advice for a
     // machine that has a real device to move data to.
     const bool have_real_device =
         std::any_of(results.begin(), results.end(), [](const WorkflowResult &r) { return r.device.kind != "host"; });
     std::vector<Candidate> candidates;
     for (const WorkflowResult &r : results) {
-        if (r.workflow != p.workflow || !r.ok())
-            continue; // a result that did not verify recommends nothing
-        if (have_real_device && r.device.kind == "host")
-            continue;
+        if (r.workflow != p.workflow || !r.ok()) continue; // a result that did not verify recommends nothing
+        if (have_real_device && r.device.kind == "host") continue;
         std::optional<Candidate> best;
         for (const char *name : p.figures)
             if (const Figure *f = find_figure(r, name, "ms"); f && (!best || f->stats->median < best->ms))
                 best = Candidate{r.backend, p.figures.size() > 1 ? name : "", f->stats->median, f->bytes};
-        if (best)
-            candidates.push_back(*best);
+        if (best) candidates.push_back(*best);
     }
     Recommendation rec{p.pattern, "", ""};
     if (candidates.empty()) {
@@ -72,8 +65,8 @@ Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowRes
     }
     std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) { return a.ms < b.ms; });
     rec.backend = candidates.front().backend;
-    rec.basis = std::string(p.what) + (candidates.front().bytes ? p.size_phrase + format_size(candidates.front().bytes) : "") +
-                ", median:";
+    rec.basis = std::string(p.what) +
+                (candidates.front().bytes ? p.size_phrase + format_size(candidates.front().bytes) : "") + ", median:";
     for (std::size_t i = 0; i < candidates.size(); ++i) {
         const Candidate &c = candidates[i];
         rec.basis += (i ? ", " : " ") + c.backend + " " + format_value(c.ms) + " ms" +
@@ -84,33 +77,27 @@ Recommendation recommend_pattern(const Pattern &p, const std::vector<WorkflowRes
 
 // Bandwidth sweeps would swamp the table: keep the largest size's GB/s and xfer / raw ratio,
 // and the smallest size's time (the latency end), per direction.
-bool keep_row(const WorkflowResult &r, const Figure &f, const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> &range)
-{
-    if (r.workflow != "bandwidth")
-        return true;
+bool keep_row(const WorkflowResult &r, const Figure &f,
+              const std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> &range) {
+    if (r.workflow != "bandwidth") return true;
     auto it = range.find(f.name);
-    if (it == range.end())
-        return false;
+    if (it == range.end()) return false;
     return ((f.unit == "GB/s" || f.unit == "x") && f.bytes == it->second.second) ||
            (f.unit == "ms" && f.bytes == it->second.first);
 }
 
 } // namespace
 
-std::vector<Recommendation> recommend(const std::vector<WorkflowResult> &results)
-{
+std::vector<Recommendation> recommend(const std::vector<WorkflowResult> &results) {
     std::vector<Recommendation> recs;
-    for (const Pattern &p : patterns())
-        recs.push_back(recommend_pattern(p, results));
+    for (const Pattern &p : patterns()) recs.push_back(recommend_pattern(p, results));
     return recs;
 }
 
-void write_comparison(std::ostream &out, const Report &report)
-{
+void write_comparison(std::ostream &out, const Report &report) {
     std::vector<std::string> backends;
     for (const WorkflowResult &r : report.results)
-        if (std::find(backends.begin(), backends.end(), r.backend) == backends.end())
-            backends.push_back(r.backend);
+        if (std::find(backends.begin(), backends.end(), r.backend) == backends.end()) backends.push_back(r.backend);
 
     std::map<std::string, std::pair<std::uint64_t, std::uint64_t>> bandwidth_range; // name -> (min, max) bytes
     for (const WorkflowResult &r : report.results)
@@ -132,26 +119,21 @@ void write_comparison(std::ostream &out, const Report &report)
             workflows.push_back(r.workflow);
         verdicts[r.workflow][r.backend] = !r.error.empty() ? "error" : to_string(r.verification.state);
         for (const Figure &f : r.figures) {
-            if (!keep_row(r, f, bandwidth_range))
-                continue;
+            if (!keep_row(r, f, bandwidth_range)) continue;
             Key key{r.workflow, f.name, f.unit, f.bytes};
-            if (!cells.count(key))
-                rows.push_back(key);
+            if (!cells.count(key)) rows.push_back(key);
             cells[key][r.backend] = f.stats ? format_value(f.stats->median) : "n/a";
         }
     }
 
     std::vector<TextTable::Column> columns = {{"workflow"}, {"figure"}, {"size", TextTable::Align::right}, {"unit"}};
-    for (const std::string &b : backends)
-        columns.push_back({b, TextTable::Align::right});
+    for (const std::string &b : backends) columns.push_back({b, TextTable::Align::right});
     TextTable table(columns);
     for (const std::string &w : workflows) {
         for (const Key &key : rows) {
-            if (std::get<0>(key) != w)
-                continue;
-            std::vector<std::string> cellsrow = {w, std::get<1>(key),
-                                                 std::get<3>(key) ? format_size(std::get<3>(key)) : "",
-                                                 std::get<2>(key)};
+            if (std::get<0>(key) != w) continue;
+            std::vector<std::string> cellsrow = {
+                w, std::get<1>(key), std::get<3>(key) ? format_size(std::get<3>(key)) : "", std::get<2>(key)};
             for (const std::string &b : backends) {
                 auto it = cells[key].find(b);
                 cellsrow.push_back(it == cells[key].end() ? "" : it->second);

@@ -3,10 +3,10 @@
 // transfer pattern, derived from the workflow results of one run.
 #pragma once
 
-#include "result.hpp"
-
 #include <ostream>
 #include <vector>
+
+#include "result.hpp"
 
 namespace xfer::tool {
 

@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "diff.hpp"
 
-#include "report/report.hpp"
-#include "text_table.hpp"
-#include "units.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -12,31 +8,29 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "report/report.hpp"
+#include "text_table.hpp"
+#include "units.hpp"
+
 namespace xfer::tool {
 namespace {
 
-double spread(const Stats &s)
-{
-    if (std::isfinite(s.stddev))
-        return s.stddev;
+double spread(const Stats &s) {
+    if (std::isfinite(s.stddev)) return s.stddev;
     return (s.max - s.min) / 2.0;
 }
 
-std::string percent(double change)
-{
+std::string percent(double change) {
     char text[32];
     std::snprintf(text, sizeof text, "%+.1f%%", change * 100.0);
     return text;
 }
 
-void describe(std::ostream &out, const char *label, const std::string &name, const Report &r)
-{
-    out << label << " " << name << ": xfer-tool " << r.tool_version << ", libxfer " << r.library_version
-        << ", commit " << (r.run.commit.empty() ? "unknown" : r.run.commit);
-    if (!r.run.time.empty())
-        out << ", " << r.run.time;
-    if (!r.run.host.empty())
-        out << " on " << r.run.host;
+void describe(std::ostream &out, const char *label, const std::string &name, const Report &r) {
+    out << label << " " << name << ": xfer-tool " << r.tool_version << ", libxfer " << r.library_version << ", commit "
+        << (r.run.commit.empty() ? "unknown" : r.run.commit);
+    if (!r.run.time.empty()) out << ", " << r.run.time;
+    if (!r.run.host.empty()) out << " on " << r.run.host;
     // The real device when there is one (compare on a GPU machine may include the host backend).
     const WorkflowResult *shown = nullptr;
     for (const WorkflowResult &res : r.results)
@@ -45,25 +39,21 @@ void describe(std::ostream &out, const char *label, const std::string &name, con
     if (shown) {
         const DeviceSummary &d = shown->device;
         out << ", " << d.name;
-        if (!d.pcie_link.empty())
-            out << " (" << d.pcie_link << ")";
-        if (!d.driver_version.empty())
-            out << ", driver " << d.driver_version;
+        if (!d.pcie_link.empty()) out << " (" << d.pcie_link << ")";
+        if (!d.driver_version.empty()) out << ", driver " << d.driver_version;
     }
     out << '\n';
 }
 
 } // namespace
 
-bool figure_changed(const Stats &a, const Stats &b, double min_relative)
-{
+bool figure_changed(const Stats &a, const Stats &b, double min_relative) {
     const double delta = std::fabs(b.median - a.median);
     const double combined = std::sqrt(spread(a) * spread(a) + spread(b) * spread(b));
     return delta > 2.0 * combined && delta > min_relative * std::fabs(a.median);
 }
 
-std::vector<FigureChange> compare_reports(const Report &a, const Report &b)
-{
+std::vector<FigureChange> compare_reports(const Report &a, const Report &b) {
     // The device is part of the key: a --device all report holds each backend once per device.
     using Key = std::tuple<std::string, std::string, int, std::string, std::string, std::uint64_t>;
     std::map<Key, const Stats *> first;
@@ -74,11 +64,9 @@ std::vector<FigureChange> compare_reports(const Report &a, const Report &b)
     std::vector<FigureChange> changes;
     for (const WorkflowResult &r : b.results)
         for (const Figure &f : r.figures) {
-            if (!f.stats)
-                continue;
+            if (!f.stats) continue;
             auto it = first.find(Key{r.workflow, r.backend, r.device.ordinal, f.name, f.unit, f.bytes});
-            if (it == first.end())
-                continue;
+            if (it == first.end()) continue;
             const Stats &sa = *it->second, &sb = *f.stats;
             // Device 0 (the usual single-device report) keeps the plain backend name.
             const std::string backend =
@@ -94,8 +82,7 @@ std::vector<FigureChange> compare_reports(const Report &a, const Report &b)
 }
 
 void write_diff(std::ostream &out, const Report &a, const Report &b, const std::string &name_a,
-                const std::string &name_b, bool all)
-{
+                const std::string &name_b, bool all) {
     describe(out, "A", name_a, a);
     describe(out, "B", name_b, b);
     const std::vector<FigureChange> changes = compare_reports(a, b);
@@ -110,26 +97,22 @@ void write_diff(std::ostream &out, const Report &a, const Report &b, const std::
                      {""}});
     int significant = 0;
     for (const FigureChange &c : changes) {
-        if (c.significant)
-            ++significant;
-        if (!c.significant && !all)
-            continue;
+        if (c.significant) ++significant;
+        if (!c.significant && !all) continue;
         table.add_row({c.workflow, c.backend, c.figure, c.bytes ? format_size(c.bytes) : "", c.unit,
                        format_value(c.before), format_value(c.after), percent(c.change),
                        c.significant ? (c.better ? "better" : "WORSE") : "within spread"});
     }
     out << "\n";
-    if (!table.empty())
-        table.print(out);
-    out << "\n" << significant << " of " << changes.size()
+    if (!table.empty()) table.print(out);
+    out << "\n"
+        << significant << " of " << changes.size()
         << " figures changed beyond their spread (|B - A| > 2 x combined stddev and > 2%)\n";
 }
 
-Report read_report_file(const std::string &path)
-{
+Report read_report_file(const std::string &path) {
     std::ifstream in(path);
-    if (!in)
-        throw std::runtime_error("cannot read '" + path + "'");
+    if (!in) throw std::runtime_error("cannot read '" + path + "'");
     nlohmann::json json;
     try {
         in >> json;

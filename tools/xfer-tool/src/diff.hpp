@@ -3,12 +3,12 @@
 // for regressions across versions and machines.
 #pragma once
 
-#include "result.hpp"
-
 #include <cstdint>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include "result.hpp"
 
 namespace xfer::tool {
 

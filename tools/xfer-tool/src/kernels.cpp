@@ -3,8 +3,7 @@
 
 namespace xfer::tool {
 
-std::unique_ptr<Kernels> make_kernels(const Context &ctx)
-{
+std::unique_ptr<Kernels> make_kernels(const Context &ctx) {
     switch (ctx.device_kind()) {
     case XFER_DEVICE_KIND_HOST:
         return make_host_kernels();

@@ -6,11 +6,11 @@
 // views (for the host backend, its emulated device memory). Failures throw XferError.
 #pragma once
 
-#include "xfer_handles.hpp"
-
 #include <cstddef>
 #include <memory>
 #include <string>
+
+#include "xfer_handles.hpp"
 
 namespace xfer::tool {
 

@@ -1,50 +1,48 @@
 // SPDX-License-Identifier: Apache-2.0
 // `xfer-tool list`: every backend found (available or not, and why), the devices, and the
 // effective configuration parameters with value, source and help (as libfabric's fi_info).
+#include <cstdio>
+#include <iostream>
+#include <set>
+#include <vector>
+
 #include "commands.hpp"
 #include "run_info.hpp"
 #include "session.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
 #include "xfer_handles.hpp"
-
 #include <xfer/xfer.h>
-
-#include <cstdio>
-#include <iostream>
-#include <set>
-#include <vector>
 
 namespace xfer::tool {
 namespace {
 
-const char *kind_name(xfer_device_kind kind)
-{
-    return kind == XFER_DEVICE_KIND_CUDA ? "cuda" : "host";
-}
+const char *kind_name(xfer_device_kind kind) { return kind == XFER_DEVICE_KIND_CUDA ? "cuda" : "host"; }
 
-void print_backends(const std::vector<xfer_backend_info> &list)
-{
+void print_backends(const std::vector<xfer_backend_info> &list) {
     std::cout << "Backends (plugin search order):\n";
     if (list.empty()) {
         std::cout << "   none found (searched XFER_PLUGIN_PATH, the configured plugin_path, lib/xfer next to "
                      "libxfer.so)\n\n";
         return;
     }
-    TextTable table({{"backend"}, {"available"}, {"devices", TextTable::Align::right}, {"kind"}, {"abi"}, {"description / reason"}});
+    TextTable table({{"backend"},
+                     {"available"},
+                     {"devices", TextTable::Align::right},
+                     {"kind"},
+                     {"abi"},
+                     {"description / reason"}});
     for (const xfer_backend_info &b : list) {
         std::string abi = b.abi_major ? std::to_string(b.abi_major) + "." + std::to_string(b.abi_minor) : "-";
-        table.add_row({b.name, b.available ? "yes" : "no", std::to_string(b.device_count), kind_name(b.device_kind), abi,
-                       b.available ? b.description : std::string("unavailable: ") + b.reason});
+        table.add_row({b.name, b.available ? "yes" : "no", std::to_string(b.device_count), kind_name(b.device_kind),
+                       abi, b.available ? b.description : std::string("unavailable: ") + b.reason});
     }
     table.print(std::cout, "   ");
-    for (const xfer_backend_info &b : list)
-        std::cout << "   " << b.name << ": " << b.path << "\n";
+    for (const xfer_backend_info &b : list) std::cout << "   " << b.name << ": " << b.path << "\n";
     std::cout << "\n";
 }
 
-void print_device(const std::string &via, int ordinal)
-{
+void print_device(const std::string &via, int ordinal) {
     std::cout << "   device " << ordinal << " (opened with backend " << via << ")";
     try {
         Context ctx(via, ordinal);
@@ -54,17 +52,20 @@ void print_device(const std::string &via, int ordinal)
         table.add_row({"kind", kind_name(d.kind)});
         table.add_row({"memory", format_size(d.total_memory) + " total, " + format_size(d.free_memory) + " free"});
         if (d.kind == XFER_DEVICE_KIND_CUDA)
-            table.add_row({"compute capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)});
+            table.add_row(
+                {"compute capability", std::to_string(d.compute_major) + "." + std::to_string(d.compute_minor)});
         table.add_row({d.kind == XFER_DEVICE_KIND_CUDA ? "multiprocessors" : "hardware threads",
                        std::to_string(d.multiprocessors)});
         std::string link = pcie_link_text(d);
-        table.add_row({"PCIe link", (link.empty() ? "n/a" : link) + (d.pci_bus_id[0] ? std::string(" (bus ") + d.pci_bus_id + ")" : "")});
+        table.add_row({"PCIe link", (link.empty() ? "n/a" : link) +
+                                        (d.pci_bus_id[0] ? std::string(" (bus ") + d.pci_bus_id + ")" : "")});
         table.add_row({"copy engines (asyncEngineCount)", std::to_string(d.async_engine_count)});
         table.add_row({"concurrentManagedAccess", std::to_string(d.concurrent_managed_access)});
         table.add_row({"canMapHostMemory", std::to_string(d.can_map_host_memory)});
         table.add_row({"unifiedAddressing", std::to_string(d.unified_addressing)});
         if (d.driver_version || d.runtime_version)
-            table.add_row({"CUDA driver / runtime", std::to_string(d.driver_version) + " / " + std::to_string(d.runtime_version)});
+            table.add_row({"CUDA driver / runtime",
+                           std::to_string(d.driver_version) + " / " + std::to_string(d.runtime_version)});
         table.print(std::cout, "     ");
     } catch (const XferError &e) {
         std::cout << ": cannot describe it: " << e.what() << "\n";
@@ -73,24 +74,19 @@ void print_device(const std::string &via, int ordinal)
 
 // One description per physical device: CUDA backends share the GPUs, so the first available
 // backend of each device kind describes them.
-void print_devices(const std::vector<xfer_backend_info> &list)
-{
+void print_devices(const std::vector<xfer_backend_info> &list) {
     std::cout << "Devices:\n";
     std::set<xfer_device_kind> seen;
     for (const xfer_backend_info &b : list) {
-        if (!b.available || seen.count(b.device_kind))
-            continue;
+        if (!b.available || seen.count(b.device_kind)) continue;
         seen.insert(b.device_kind);
-        for (int d = 0; d < b.device_count; ++d)
-            print_device(b.name, d);
+        for (int d = 0; d < b.device_count; ++d) print_device(b.name, d);
     }
-    if (seen.empty())
-        std::cout << "   none: no backend is available\n";
+    if (seen.empty()) std::cout << "   none: no backend is available\n";
     std::cout << "\n";
 }
 
-void print_parameters()
-{
+void print_parameters() {
     int count = 0;
     check(xfer_param_count(&count), "xfer_param_count");
     std::cout << "Configuration (effective values; source: default, file = XFER_CONFIG, env):\n";
@@ -106,8 +102,7 @@ void print_parameters()
 
 } // namespace
 
-int run_list()
-{
+int run_list() {
     try {
         std::cout << "xfer-tool " << XFER_TOOL_VERSION << " (libxfer " << library_version() << ")\n\n";
         const std::vector<xfer_backend_info> list = xfer::backends();

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 // xfer-tool: runs the standard transfer workflows against the xfer backends and reports what
 // each memory strategy costs on this machine. See `xfer-tool --help`.
-#include "commands.hpp"
-#include "run_info.hpp"
-
 #include <cstdio>
 #include <exception>
 #include <string>
 #include <vector>
 
-int main(int argc, char **argv)
-{
+#include "commands.hpp"
+#include "run_info.hpp"
+
+int main(int argc, char **argv) {
     using namespace xfer::tool;
     try {
         Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
@@ -38,8 +37,7 @@ int main(int argc, char **argv)
         }
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());
-        if (!e.hint().empty())
-            std::fprintf(stderr, "%s\n", e.hint().c_str());
+        if (!e.hint().empty()) std::fprintf(stderr, "%s\n", e.hint().c_str());
         return kExitUsage;
     } catch (const std::exception &e) {
         // Nothing should reach here; if something does, say what instead of aborting.

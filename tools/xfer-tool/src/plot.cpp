@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "plot.hpp"
 
-#include "units.hpp"
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -15,10 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include "units.hpp"
 
 extern char **environ;
 
@@ -26,35 +26,30 @@ namespace xfer::tool {
 namespace {
 
 // gnuplot single-quoted strings: a quote is written twice.
-std::string quoted(const std::string &text)
-{
+std::string quoted(const std::string &text) {
     std::string out = "'";
     for (char c : text) {
-        if (c == '\'')
-            out += '\'';
+        if (c == '\'') out += '\'';
         out += c;
     }
     return out + "'";
 }
 
 // gnuplot double-quoted strings: the only kind where "\n" starts a new line (for titles).
-std::string double_quoted(const std::string &text)
-{
+std::string double_quoted(const std::string &text) {
     std::string out = "\"";
     for (char c : text) {
         if (c == '\n') {
             out += "\\n";
             continue;
         }
-        if (c == '"' || c == '\\')
-            out += '\\';
+        if (c == '"' || c == '\\') out += '\\';
         out += c;
     }
     return out + "\"";
 }
 
-std::string read_file(const std::filesystem::path &path)
-{
+std::string read_file(const std::filesystem::path &path) {
     std::ifstream in(path);
     std::stringstream s;
     s << in.rdbuf();
@@ -64,22 +59,20 @@ std::string read_file(const std::filesystem::path &path)
 // Removes the working folder however plot_bandwidth leaves.
 struct TempDir {
     std::filesystem::path path;
-    TempDir()
-    {
+    TempDir() {
         std::string pattern = (std::filesystem::temp_directory_path() / "xfer-tool-plot-XXXXXX").string();
         if (!mkdtemp(pattern.data()))
-            throw std::runtime_error("cannot create a temporary folder for gnuplot: " + std::string(std::strerror(errno)));
+            throw std::runtime_error("cannot create a temporary folder for gnuplot: " +
+                                     std::string(std::strerror(errno)));
         path = pattern;
     }
-    ~TempDir()
-    {
+    ~TempDir() {
         std::error_code ec;
         std::filesystem::remove_all(path, ec);
     }
 };
 
-void run_gnuplot(const std::filesystem::path &script, const std::filesystem::path &log)
-{
+void run_gnuplot(const std::filesystem::path &script, const std::filesystem::path &log) {
     const char *env = std::getenv("XFER_TOOL_GNUPLOT");
     const std::string program = env && *env ? env : "gnuplot";
     posix_spawn_file_actions_t actions;
@@ -92,10 +85,10 @@ void run_gnuplot(const std::filesystem::path &script, const std::filesystem::pat
     int rc = posix_spawnp(&pid, program.c_str(), &actions, nullptr, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc == ENOENT)
-        throw std::runtime_error("'" + program + "' was not found on PATH: install gnuplot (Debian: apt-get install "
+        throw std::runtime_error("'" + program +
+                                 "' was not found on PATH: install gnuplot (Debian: apt-get install "
                                  "gnuplot-nox) or set XFER_TOOL_GNUPLOT to its path");
-    if (rc != 0)
-        throw std::runtime_error("cannot start '" + program + "': " + std::strerror(rc));
+    if (rc != 0) throw std::runtime_error("cannot start '" + program + "': " + std::strerror(rc));
     int status = 0;
     while (waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
@@ -112,90 +105,73 @@ void run_gnuplot(const std::filesystem::path &script, const std::filesystem::pat
 
 } // namespace
 
-std::vector<PlotSeries> bandwidth_series(const Report &report)
-{
+std::vector<PlotSeries> bandwidth_series(const Report &report) {
     std::vector<PlotSeries> series;
     std::map<std::string, std::size_t> index;
     for (const WorkflowResult &r : report.results) {
-        if (r.workflow != "bandwidth")
-            continue;
+        if (r.workflow != "bandwidth") continue;
         for (const Figure &f : r.figures) {
-            if (f.unit != "GB/s" || !f.stats || f.bytes == 0)
-                continue;
+            if (f.unit != "GB/s" || !f.stats || f.bytes == 0) continue;
             // The raw call's line is drawn thin and dotted in its backend's colour, beside xfer's:
             // where they part is where xfer adds or saves time.
             const bool raw = f.name.rfind("raw ", 0) == 0;
             const std::string direction = raw ? f.name.substr(4) : f.name;
             const std::string title = r.backend + " " + f.name;
             auto [it, inserted] = index.emplace(title, series.size());
-            if (inserted)
-                series.push_back(PlotSeries{title, r.backend, direction, {}, raw});
+            if (inserted) series.push_back(PlotSeries{title, r.backend, direction, {}, raw});
             series[it->second].points.push_back(PlotPoint{f.bytes, f.stats->median, f.stats->min, f.stats->max});
         }
     }
     return series;
 }
 
-std::string plot_format(const std::string &output)
-{
+std::string plot_format(const std::string &output) {
     std::string ext = std::filesystem::path(output).extension().string();
-    for (char &c : ext)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (ext == ".png")
-        return "png";
-    if (ext == ".svg")
-        return "svg";
+    for (char &c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == ".png") return "png";
+    if (ext == ".svg") return "svg";
     throw std::invalid_argument("plot output '" + output + "' must end in .png or .svg");
 }
 
-std::string gnuplot_data(const std::vector<PlotSeries> &series)
-{
+std::string gnuplot_data(const std::vector<PlotSeries> &series) {
     std::ostringstream out;
     out.precision(9);
     for (const PlotSeries &s : series) {
         out << "# " << s.title << "\n# bytes median_GBps min_GBps max_GBps\n";
-        for (const PlotPoint &p : s.points)
-            out << p.bytes << ' ' << p.median << ' ' << p.min << ' ' << p.max << '\n';
+        for (const PlotPoint &p : s.points) out << p.bytes << ' ' << p.median << ' ' << p.min << ' ' << p.max << '\n';
         out << "\n\n"; // two blank lines: the next gnuplot "index"
     }
     return out.str();
 }
 
-std::string plot_subtitle(const Report &report)
-{
+std::string plot_subtitle(const Report &report) {
     std::string text = "xfer-tool " + report.tool_version;
-    if (!report.run.commit.empty() && report.run.commit != "unknown")
-        text += " (" + report.run.commit + ")";
+    if (!report.run.commit.empty() && report.run.commit != "unknown") text += " (" + report.run.commit + ")";
     std::set<std::string> devices;
     for (const WorkflowResult &r : report.results)
         if (r.device.kind != "host" && !r.device.name.empty())
             devices.insert(r.device.name + (r.device.pcie_link.empty() ? "" : " " + r.device.pcie_link));
     if (devices.empty())
         for (const WorkflowResult &r : report.results)
-            if (!r.device.name.empty())
-                devices.insert(r.device.name);
-    for (const std::string &d : devices)
-        text += ", " + d;
-    if (report.run.time.size() >= 10)
-        text += ", " + report.run.time.substr(0, 10);
-    if (!report.run.host.empty())
-        text += ", " + report.run.host;
+            if (!r.device.name.empty()) devices.insert(r.device.name);
+    for (const std::string &d : devices) text += ", " + d;
+    if (report.run.time.size() >= 10) text += ", " + report.run.time.substr(0, 10);
+    if (!report.run.host.empty()) text += ", " + report.run.host;
     return text;
 }
 
 std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::string &data_path,
-                           const std::string &output, const std::string &format, const std::string &subtitle)
-{
+                           const std::string &output, const std::string &format, const std::string &subtitle) {
     std::set<std::uint64_t> sizes;
     for (const PlotSeries &s : series)
-        for (const PlotPoint &p : s.points)
-            sizes.insert(p.bytes);
+        for (const PlotPoint &p : s.points) sizes.insert(p.bytes);
     std::ostringstream out;
     out << (format == "png" ? "set terminal pngcairo size 1200,750 enhanced font 'sans,10'\n"
                             : "set terminal svg size 1200,750 dynamic enhanced font 'sans,10'\n");
     out << "set output " << quoted(output) << "\n"
-        << "set title " << double_quoted("Transfer bandwidth by size (line: median; bars: min to max; dotted: raw call)" +
-                                         (subtitle.empty() ? "" : "\n" + subtitle))
+        << "set title "
+        << double_quoted("Transfer bandwidth by size (line: median; bars: min to max; dotted: raw call)" +
+                         (subtitle.empty() ? "" : "\n" + subtitle))
         << " noenhanced\n"
         << "set xlabel 'transfer size'\n"
         << "set ylabel 'bandwidth (GB/s = 10^9 bytes/s)' noenhanced\n"
@@ -207,8 +183,7 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
     if (!sizes.empty())
         out << "set xrange [" << static_cast<double>(*sizes.begin()) / 1.5 << ':'
             << static_cast<double>(*sizes.rbegin()) * 1.5 << "]\n";
-    out
-        << "set xtics rotate by -45 (";
+    out << "set xtics rotate by -45 (";
     bool first = true;
     for (std::uint64_t b : sizes) {
         out << (first ? "" : ", ") << quoted(format_size(b)) << ' ' << b;
@@ -235,8 +210,7 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
     return out.str();
 }
 
-void plot_bandwidth(const Report &report, const std::string &output)
-{
+void plot_bandwidth(const Report &report, const std::string &output) {
     const std::string format = plot_format(output);
     const std::vector<PlotSeries> series = bandwidth_series(report);
     if (series.empty())
@@ -257,12 +231,11 @@ void plot_bandwidth(const Report &report, const std::string &output)
 namespace {
 
 // The rows (tracks) and colours (categories) of a timeline, in first-seen order.
-std::pair<std::vector<std::string>, std::vector<std::string>> tracks_and_categories(const std::vector<TimelineBox> &boxes)
-{
+std::pair<std::vector<std::string>, std::vector<std::string>>
+tracks_and_categories(const std::vector<TimelineBox> &boxes) {
     std::vector<std::string> tracks, categories;
     for (const TimelineBox &b : boxes) {
-        if (std::find(tracks.begin(), tracks.end(), b.track) == tracks.end())
-            tracks.push_back(b.track);
+        if (std::find(tracks.begin(), tracks.end(), b.track) == tracks.end()) tracks.push_back(b.track);
         if (std::find(categories.begin(), categories.end(), b.category) == categories.end())
             categories.push_back(b.category);
     }
@@ -271,15 +244,13 @@ std::pair<std::vector<std::string>, std::vector<std::string>> tracks_and_categor
 
 } // namespace
 
-std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace)
-{
+std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace) {
     if (!trace.is_object() || !trace.contains("traceEvents") || !trace["traceEvents"].is_array())
         throw std::runtime_error("not a Chrome trace (no \"traceEvents\"): write one with --trace FILE");
     std::map<int, std::string> processes;
     std::map<std::pair<int, int>, std::string> threads;
     for (const nlohmann::json &e : trace["traceEvents"]) {
-        if (e.value("ph", "") != "M" || !e.contains("args"))
-            continue;
+        if (e.value("ph", "") != "M" || !e.contains("args")) continue;
         const std::string name = e["args"].value("name", "");
         if (e.value("name", "") == "process_name")
             processes[e.value("pid", 0)] = name;
@@ -289,18 +260,16 @@ std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace)
     std::vector<TimelineBox> boxes;
     double first = 0;
     for (const nlohmann::json &e : trace["traceEvents"]) {
-        if (e.value("ph", "") != "X" || !e.contains("ts") || !e.contains("dur"))
-            continue;
+        if (e.value("ph", "") != "X" || !e.contains("ts") || !e.contains("dur")) continue;
         const int pid = e.value("pid", 0), tid = e.value("tid", 0);
         std::string process = processes.count(pid) ? processes[pid] : "pid " + std::to_string(pid);
         // "xfer pinned (device 0)" -> "pinned"
         if (process.rfind("xfer ", 0) == 0)
-            process = process.substr(5, process.find(" (") == std::string::npos ? std::string::npos
-                                                                                 : process.find(" (") - 5);
+            process =
+                process.substr(5, process.find(" (") == std::string::npos ? std::string::npos : process.find(" (") - 5);
         const std::string thread = threads.count({pid, tid}) ? threads[{pid, tid}] : "tid " + std::to_string(tid);
         const double ts = e["ts"].get<double>() / 1e3, dur = e["dur"].get<double>() / 1e3;
-        if (boxes.empty() || ts < first)
-            first = ts;
+        if (boxes.empty() || ts < first) first = ts;
         boxes.push_back({process + ": " + thread, e.value("cat", ""), ts, ts + dur});
     }
     if (boxes.empty())
@@ -313,8 +282,7 @@ std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace)
 }
 
 std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::string &data_path,
-                           const std::string &output, const std::string &format, const std::string &title)
-{
+                           const std::string &output, const std::string &format, const std::string &title) {
     const auto [tracks, categories] = tracks_and_categories(boxes);
     const int height = std::max(400, 120 + 40 * static_cast<int>(tracks.size()));
     std::ostringstream out;
@@ -325,21 +293,20 @@ std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::str
         << "set xlabel 'time (ms)'\n"
         << "set yrange [-0.7:" << tracks.size() - 0.3 << "]\n"
         << "set ytics (";
-    for (std::size_t i = 0; i < tracks.size(); ++i)
-        out << (i ? ", " : "") << xfer::tool::quoted(tracks[i]) << ' ' << i;
+    for (std::size_t i = 0; i < tracks.size(); ++i) out << (i ? ", " : "") << xfer::tool::quoted(tracks[i]) << ' ' << i;
     out << ") noenhanced\nset grid xtics\nset key outside right top noenhanced\nset style fill solid 0.85 noborder\n";
     static const char *const colours[] = {"#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d"};
     out << "plot ";
     for (std::size_t c = 0; c < categories.size(); ++c)
         out << (c ? ", \\\n     " : "") << quoted(data_path) << " index " << c
             << " using (($1+$2)/2):3:(($2-$1)/2):(0.35) with boxxyerror linecolor rgb "
-            << quoted(colours[c % std::size(colours)]) << " title " << quoted(categories[c].empty() ? "(none)" : categories[c]);
+            << quoted(colours[c % std::size(colours)]) << " title "
+            << quoted(categories[c].empty() ? "(none)" : categories[c]);
     out << "\n";
     return out.str();
 }
 
-void plot_overlap(const nlohmann::json &trace, const std::string &output)
-{
+void plot_overlap(const nlohmann::json &trace, const std::string &output) {
     const std::string format = plot_format(output);
     const std::vector<TimelineBox> boxes = timeline_boxes(trace);
     const auto [tracks, categories] = tracks_and_categories(boxes);

@@ -4,13 +4,13 @@
 // gnuplot as a subprocess. XFER_TOOL_GNUPLOT names another gnuplot executable.
 #pragma once
 
-#include "result.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result.hpp"
 
 namespace xfer::tool {
 
@@ -24,7 +24,7 @@ struct PlotSeries {
     std::string backend;   // "pinned": one colour per backend
     std::string direction; // "h2d": one dash and point style per direction
     std::vector<PlotPoint> points;
-    bool raw = false;      // the raw call's line: thin and dotted beside xfer's
+    bool raw = false; // the raw call's line: thin and dotted beside xfer's
 };
 
 // The GB/s figures of every bandwidth result, one series per backend and direction, and the

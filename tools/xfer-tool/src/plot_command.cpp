@@ -1,23 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // `xfer-tool plot RESULTS.json -o FILE.png|.svg`, `plot --kind overlap TRACE.json -o FILE.png`
 // and `xfer-tool diff A.json B.json`: the commands that read files written by earlier runs.
-#include "commands.hpp"
-#include "diff.hpp"
-#include "plot.hpp"
-
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
+#include "commands.hpp"
+#include "diff.hpp"
+#include "plot.hpp"
+
 namespace xfer::tool {
 
-int run_plot(const PlotOptions &options)
-{
+int run_plot(const PlotOptions &options) {
     try {
         if (options.kind == "overlap") {
             std::ifstream in(options.input);
-            if (!in)
-                throw std::runtime_error("cannot read '" + options.input + "'");
+            if (!in) throw std::runtime_error("cannot read '" + options.input + "'");
             nlohmann::json trace;
             try {
                 in >> trace;
@@ -35,8 +33,7 @@ int run_plot(const PlotOptions &options)
     }
 }
 
-int run_diff(const DiffOptions &options)
-{
+int run_diff(const DiffOptions &options) {
     try {
         const Report a = read_report_file(options.before);
         const Report b = read_report_file(options.after);

@@ -8,8 +8,7 @@ namespace {
 
 // Builds the float bit pattern directly: far faster than a distribution on 2^28 elements,
 // and exponents 0..9 give values spread over [1, 1024), so sqrt and sums are not trivial.
-float float_from_bits(std::uint32_t r)
-{
+float float_from_bits(std::uint32_t r) {
     std::uint32_t exponent = 127u + (r >> 23) % 10u;
     std::uint32_t bits = (exponent << 23) | (r & 0x7fffffu);
     float f;
@@ -19,20 +18,17 @@ float float_from_bits(std::uint32_t r)
 
 } // namespace
 
-void RandomData::fill_floats(float *out, std::size_t n)
-{
+void RandomData::fill_floats(float *out, std::size_t n) {
     std::size_t i = 0;
     for (; i + 1 < n; i += 2) {
         std::uint64_t r = next();
         out[i] = float_from_bits(static_cast<std::uint32_t>(r));
         out[i + 1] = float_from_bits(static_cast<std::uint32_t>(r >> 32));
     }
-    if (i < n)
-        out[i] = float_from_bits(static_cast<std::uint32_t>(next()));
+    if (i < n) out[i] = float_from_bits(static_cast<std::uint32_t>(next()));
 }
 
-void RandomData::fill_bytes(void *out, std::size_t bytes)
-{
+void RandomData::fill_bytes(void *out, std::size_t bytes) {
     auto *p = static_cast<unsigned char *>(out);
     std::size_t i = 0;
     for (; i + 8 <= bytes; i += 8) {
@@ -45,8 +41,7 @@ void RandomData::fill_bytes(void *out, std::size_t bytes)
     }
 }
 
-std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream_id)
-{
+std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream_id) {
     // splitmix64 of the pair: well-spread seeds even for neighbouring ids.
     std::uint64_t z = seed + 0x9e3779b97f4a7c15ull * (stream_id + 1);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;

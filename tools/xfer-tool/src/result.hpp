@@ -2,22 +2,22 @@
 // What a workflow produces: the one model every report format (table, CSV, JSON) writes.
 #pragma once
 
-#include "stats.hpp"
-#include "verify.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "stats.hpp"
+#include "verify.hpp"
+
 namespace xfer::tool {
 
 // One measured figure. Units: "ms", "us", "GB/s" (10^9 B/s), "x" (ratio), "%".
 struct Figure {
-    std::string name;          // e.g. "h2d", "kernel", "pipelined"
+    std::string name; // e.g. "h2d", "kernel", "pipelined"
     std::string unit;
-    std::uint64_t bytes = 0;   // transfer size the figure belongs to (0: not a transfer figure)
-    std::optional<Stats> stats;// empty: nothing to measure on this backend (note says why)
+    std::uint64_t bytes = 0;    // transfer size the figure belongs to (0: not a transfer figure)
+    std::optional<Stats> stats; // empty: nothing to measure on this backend (note says why)
     std::string note;
 };
 
@@ -29,9 +29,9 @@ struct Parameter {
 
 struct DeviceSummary {
     std::string name;
-    std::string kind;       // "host" | "cuda"
+    std::string kind; // "host" | "cuda"
     int ordinal = 0;
-    std::string pcie_link;  // "Gen5 x16", "" when unknown
+    std::string pcie_link; // "Gen5 x16", "" when unknown
     std::string pci_bus_id;
     std::string driver_version;  // CUDA driver, "13.0"; "" when none (host)
     std::string runtime_version; // CUDA runtime, "13.0"; "" when none
@@ -53,9 +53,9 @@ struct WorkflowResult {
 
 // One line of `compare`'s advice.
 struct Recommendation {
-    std::string pattern;  // "large one-off transfers", ...
-    std::string backend;  // "" when no backend produced the figure
-    std::string basis;    // the figures the choice rests on
+    std::string pattern; // "large one-off transfers", ...
+    std::string backend; // "" when no backend produced the figure
+    std::string basis;   // the figures the choice rests on
 };
 
 // One configuration value as the report records it.
@@ -63,18 +63,18 @@ struct ConfigValue {
     std::string section; // "" top level, a backend name, or "xfer-tool" for the run options
     std::string name;
     std::string value;
-    std::string source;  // "default" | "file" | "environment" | "command line" | "quick"
+    std::string source; // "default" | "file" | "environment" | "command line" | "quick"
 };
 
 // What makes two runs comparable later: when, where, what, with which configuration.
 struct RunInfo {
-    std::string time;          // UTC, ISO 8601 ("2026-12-01T10:20:30Z")
-    std::string host;          // host name
-    std::string command_line;  // as typed, shell-quoted
-    std::string commit;        // xfer's git commit at configure time ("unknown" outside a checkout)
-    std::string cpu_model;     // /proc/cpuinfo "model name", "" when unknown
-    int cpu_numa_node = -1;    // NUMA node of the CPU the tool started on, -1 when unknown
-    std::string seed;          // a string: 64-bit seeds above 2^53 survive JSON tools
+    std::string time;                // UTC, ISO 8601 ("2026-12-01T10:20:30Z")
+    std::string host;                // host name
+    std::string command_line;        // as typed, shell-quoted
+    std::string commit;              // xfer's git commit at configure time ("unknown" outside a checkout)
+    std::string cpu_model;           // /proc/cpuinfo "model name", "" when unknown
+    int cpu_numa_node = -1;          // NUMA node of the CPU the tool started on, -1 when unknown
+    std::string seed;                // a string: 64-bit seeds above 2^53 survive JSON tools
     std::vector<ConfigValue> config; // the library's effective parameters, then the run options
 };
 

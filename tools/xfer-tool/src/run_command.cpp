@@ -2,15 +2,6 @@
 // `xfer-tool run` and `xfer-tool compare`: every requested workflow on every requested
 // backend, then the report (and trace). A failure in one workflow is reported and the others
 // still run; the exit status says the worst that happened.
-#include "commands.hpp"
-#include "compare.hpp"
-#include "report/report.hpp"
-#include "run_info.hpp"
-#include "trace.hpp"
-#include "workflows/workflow.hpp"
-
-#include <xfer/xfer.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -19,20 +10,24 @@
 #include <utility>
 #include <vector>
 
+#include "commands.hpp"
+#include "compare.hpp"
+#include "report/report.hpp"
+#include "run_info.hpp"
+#include "trace.hpp"
+#include "workflows/workflow.hpp"
+#include <xfer/xfer.h>
+
 namespace xfer::tool {
 
-std::string library_version()
-{
+std::string library_version() {
     int major = 0, minor = 0, patch = 0;
-    if (xfer_get_version(&major, &minor, &patch) != XFER_SUCCESS)
-        return "unknown";
+    if (xfer_get_version(&major, &minor, &patch) != XFER_SUCCESS) return "unknown";
     return std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 }
 
-void use_config_file(const std::string &path)
-{
-    if (!path.empty())
-        setenv("XFER_CONFIG", path.c_str(), 1);
+void use_config_file(const std::string &path) {
+    if (!path.empty()) setenv("XFER_CONFIG", path.c_str(), 1);
 }
 
 namespace {
@@ -41,12 +36,9 @@ namespace {
 // a note (the user asked for what is there); a named backend that cannot open is an error.
 // compare without --backend leaves the emulated host backend out when a real device is
 // there: its figures are no advice for that machine and it took most of compare's time.
-std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
-{
-    if (!o.backends.empty())
-        return o.backends;
-    if (!o.all_backends && !compare)
-        return {""};
+std::vector<std::string> backends_to_run(const RunOptions &o, bool compare) {
+    if (!o.backends.empty()) return o.backends;
+    if (!o.all_backends && !compare) return {""};
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
     std::vector<std::string> names, host_names;
@@ -64,8 +56,9 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
         names = host_names; // no real device: the emulated one is what there is
     else
         for (const std::string &h : host_names)
-            std::fprintf(stderr, "xfer-tool: compare: leaving out the emulated %s backend (a real device is present; "
-                                 "--backend all includes it)\n",
+            std::fprintf(stderr,
+                         "xfer-tool: compare: leaving out the emulated %s backend (a real device is present; "
+                         "--backend all includes it)\n",
                          h.c_str());
     if (names.empty())
         throw XferError(XFER_ERROR_BACKEND_UNAVAILABLE, "no backend is available (see 'xfer-tool list')");
@@ -74,13 +67,10 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare)
 
 // --device all: every device of the backend ("" = the library's choice, resolved by opening
 // it once). Otherwise the one device the options name.
-std::vector<int> devices_to_run(const std::string &backend, const RunOptions &o)
-{
-    if (!o.all_devices)
-        return {o.device};
+std::vector<int> devices_to_run(const std::string &backend, const RunOptions &o) {
+    if (!o.all_devices) return {o.device};
     std::string name = backend;
-    if (name.empty())
-        name = Context("", -1).backend();
+    if (name.empty()) name = Context("", -1).backend();
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
     for (int i = 0; i < count; ++i) {
@@ -88,29 +78,26 @@ std::vector<int> devices_to_run(const std::string &backend, const RunOptions &o)
         check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
         if (name == info.name && info.available) {
             std::vector<int> devices;
-            for (int d = 0; d < info.device_count; ++d)
-                devices.push_back(d);
+            for (int d = 0; d < info.device_count; ++d) devices.push_back(d);
             return devices;
         }
     }
     return {0}; // not found or unavailable: opening device 0 reports why
 }
 
-void report_problem(Progress &progress, const WorkflowResult &r)
-{
-    if (r.verification.state != Verification::State::failed && r.error.empty())
-        return;
+void report_problem(Progress &progress, const WorkflowResult &r) {
+    if (r.verification.state != Verification::State::failed && r.error.empty()) return;
     progress.clear();
     if (r.verification.state == Verification::State::failed)
         std::fprintf(stderr, "xfer-tool: %s on %s: verification FAILED: %s\n", r.workflow.c_str(), r.backend.c_str(),
                      r.verification.detail.c_str());
     if (!r.error.empty())
-        std::fprintf(stderr, "xfer-tool: %s on %s: error: %s\n", r.workflow.c_str(), r.backend.c_str(), r.error.c_str());
+        std::fprintf(stderr, "xfer-tool: %s on %s: error: %s\n", r.workflow.c_str(), r.backend.c_str(),
+                     r.error.c_str());
 }
 
 void run_on_backend(const std::string &backend, int device, bool first_device, const RunOptions &o, Tracer *tracer,
-                    Progress &progress, Report &report, ReportStream &stream)
-{
+                    Progress &progress, Report &report, ReportStream &stream) {
     // Each result is reported as soon as it is done (the table and CSV stream it).
     auto done = [&](WorkflowResult &&r) {
         report.results.push_back(std::move(r));
@@ -131,8 +118,7 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
     }
     for (const std::string &wf_name : o.workflows) {
         const Workflow *wf = find_workflow(wf_name);
-        if (!wf->in_all && !first_device)
-            continue; // peer covers every device pair from the first device's run
+        if (!wf->in_all && !first_device) continue; // peer covers every device pair from the first device's run
         progress.begin_step(wf_name + " on " + name);
         WorkflowResult r;
         r.workflow = wf_name;
@@ -158,8 +144,7 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
 
 } // namespace
 
-int run_workflows(const RunOptions &o, bool compare)
-{
+int run_workflows(const RunOptions &o, bool compare) {
     use_config_file(o.config);
     Report report;
     report.tool_version = XFER_TOOL_VERSION;
@@ -173,8 +158,7 @@ int run_workflows(const RunOptions &o, bool compare)
     try {
         stream = std::make_unique<ReportStream>(o.format, o.output,
                                                 o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
-        if (trace)
-            trace_file = Tracer::open_trace_file(o.trace);
+        if (trace) trace_file = Tracer::open_trace_file(o.trace);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return kExitError;
@@ -198,8 +182,7 @@ int run_workflows(const RunOptions &o, bool compare)
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return kExitError;
     }
-    if (compare)
-        report.recommendations = recommend(report.results);
+    if (compare) report.recommendations = recommend(report.results);
 
     int status = kExitOk;
     for (const WorkflowResult &r : report.results) {
@@ -211,16 +194,14 @@ int run_workflows(const RunOptions &o, bool compare)
     try {
         stream->finish(report);
         // The report went to a file in a machine format: stdout still gets the comparison.
-        if (compare && o.format != "table" && !stream->on_stdout())
-            write_comparison(std::cout, report);
+        if (compare && o.format != "table" && !stream->on_stdout()) write_comparison(std::cout, report);
         // The verdict ends the table; beside a machine format it goes where it cannot corrupt it.
         if (o.format != "table") {
             std::FILE *where = stream->on_stdout() ? stderr : stdout;
             std::fprintf(where, "%s\n", verdict_line(report).c_str());
             std::fflush(where);
         }
-        if (trace)
-            tracer.write(trace_file, o.trace);
+        if (trace) tracer.write(trace_file, o.trace);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return status == kExitOk ? kExitError : status;

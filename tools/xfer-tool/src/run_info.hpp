@@ -3,13 +3,12 @@
 // configuration), so two runs can be told apart and compared later (`xfer-tool diff`).
 #pragma once
 
-#include "result.hpp"
-#include "run_options.hpp"
-
-#include <xfer/xfer.h>
-
 #include <string>
 #include <vector>
+
+#include "result.hpp"
+#include "run_options.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::tool {
 

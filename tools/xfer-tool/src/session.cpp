@@ -1,21 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "session.hpp"
 
-#include "run_info.hpp"
-
 #include <cstring>
+
+#include "run_info.hpp"
 
 namespace xfer::tool {
 
-std::string pcie_link_text(const xfer_device_info &info)
-{
-    if (info.pcie_generation <= 0 && info.pcie_width <= 0)
-        return "";
+std::string pcie_link_text(const xfer_device_info &info) {
+    if (info.pcie_generation <= 0 && info.pcie_width <= 0) return "";
     return "Gen" + std::to_string(info.pcie_generation) + " x" + std::to_string(info.pcie_width);
 }
 
-DeviceSummary summarize_device(const xfer_device_info &info)
-{
+DeviceSummary summarize_device(const xfer_device_info &info) {
     DeviceSummary d;
     d.name = info.name;
     d.kind = info.kind == XFER_DEVICE_KIND_CUDA ? "cuda" : "host";
@@ -31,8 +28,7 @@ DeviceSummary summarize_device(const xfer_device_info &info)
 namespace {
 
 // A backend without device_info (an optional plugin entry) still runs every workflow.
-DeviceSummary describe_device(const Context &ctx)
-{
+DeviceSummary describe_device(const Context &ctx) {
     xfer_device_info info{};
     xfer_status st = xfer_device_get_info(ctx.get(), &info);
     if (st == XFER_ERROR_NOT_SUPPORTED) {
@@ -46,18 +42,15 @@ DeviceSummary describe_device(const Context &ctx)
     return summarize_device(info);
 }
 
-int trace_process(Tracer *tracer, const Context &ctx)
-{
-    return tracer ? tracer->add_process("xfer " + ctx.backend() + " (device " + std::to_string(ctx.device()) + ")")
-                  : 0;
+int trace_process(Tracer *tracer, const Context &ctx) {
+    return tracer ? tracer->add_process("xfer " + ctx.backend() + " (device " + std::to_string(ctx.device()) + ")") : 0;
 }
 
 } // namespace
 
 Session::Session(const std::string &backend, int device, Tracer *tracer)
-    : ctx_(backend, device), device_(describe_device(ctx_)), kernels_(make_kernels(ctx_)),
-      anchor_stream_(ctx_), timeline_(ctx_, tracer, trace_process(tracer, ctx_))
-{
+    : ctx_(backend, device), device_(describe_device(ctx_)), kernels_(make_kernels(ctx_)), anchor_stream_(ctx_),
+      timeline_(ctx_, tracer, trace_process(tracer, ctx_)) {
     timeline_.name_stream(anchor_stream_, "anchor");
     timeline_.reanchor(anchor_stream_);
     // Where this backend's host memory lands (first touch), for the report; unknown is fine.

@@ -3,13 +3,13 @@
 // kernels for its device kind, and the timeline that times (and traces) stream work.
 #pragma once
 
+#include <memory>
+#include <string>
+
 #include "kernels.hpp"
 #include "result.hpp"
 #include "timeline.hpp"
 #include "xfer_handles.hpp"
-
-#include <memory>
-#include <string>
 
 namespace xfer::tool {
 

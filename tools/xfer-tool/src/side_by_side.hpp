@@ -4,12 +4,12 @@
 // calls timed back to back see the same machine.
 #pragma once
 
-#include "result.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "result.hpp"
 
 namespace xfer::tool {
 
@@ -30,7 +30,6 @@ Figure ratio_figure(const std::string &direction, std::uint64_t bytes, const std
 // their note, `raw_call`, says why.
 std::vector<Figure> side_by_side_figures(const std::string &direction, std::uint64_t bytes,
                                          const std::vector<double> &xfer_ms,
-                                         const std::optional<std::vector<double>> &raw_ms,
-                                         const std::string &raw_call);
+                                         const std::optional<std::vector<double>> &raw_ms, const std::string &raw_call);
 
 } // namespace xfer::tool

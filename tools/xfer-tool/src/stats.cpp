@@ -7,10 +7,8 @@
 
 namespace xfer::tool {
 
-Stats summarize(std::vector<double> samples)
-{
-    if (samples.empty())
-        throw std::invalid_argument("summarize: no samples");
+Stats summarize(std::vector<double> samples) {
+    if (samples.empty()) throw std::invalid_argument("summarize: no samples");
     Stats s;
     s.values = samples;
     std::sort(samples.begin(), samples.end());
@@ -20,19 +18,14 @@ Stats summarize(std::vector<double> samples)
     s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2.0;
     s.samples = n;
     double sum = 0.0;
-    for (double v : samples)
-        sum += v;
+    for (double v : samples) sum += v;
     s.mean = sum / static_cast<double>(n);
     double squares = 0.0;
-    for (double v : samples)
-        squares += (v - s.mean) * (v - s.mean);
+    for (double v : samples) squares += (v - s.mean) * (v - s.mean);
     s.stddev = n > 1 ? std::sqrt(squares / static_cast<double>(n - 1)) : 0.0;
     return s;
 }
 
-Stats single(double value)
-{
-    return summarize({value});
-}
+Stats single(double value) { return summarize({value}); }
 
 } // namespace xfer::tool

@@ -7,21 +7,15 @@ namespace xfer::tool {
 
 Timeline::Timeline(const Context &ctx, Tracer *tracer, int pid) : ctx_(ctx), tracer_(tracer), pid_(pid), anchor_(ctx) {}
 
-void Timeline::name_stream(const Stream &s, const std::string &track)
-{
-    tracks_[s.get()] = track;
-}
+void Timeline::name_stream(const Stream &s, const std::string &track) { tracks_[s.get()] = track; }
 
-void Timeline::reanchor(const Stream &s)
-{
+void Timeline::reanchor(const Stream &s) {
     check(xfer_event_record(anchor_.get(), s.get()), "xfer_event_record(anchor)");
     check(xfer_event_synchronize(anchor_.get()), "xfer_event_synchronize(anchor)");
-    if (tracer_)
-        anchor_host_us_ = tracer_->host_us(std::chrono::steady_clock::now());
+    if (tracer_) anchor_host_us_ = tracer_->host_us(std::chrono::steady_clock::now());
 }
 
-std::size_t Timeline::acquire_event()
-{
+std::size_t Timeline::acquire_event() {
     if (!free_events_.empty()) {
         std::size_t i = free_events_.back();
         free_events_.pop_back();
@@ -31,8 +25,7 @@ std::size_t Timeline::acquire_event()
     return events_.size() - 1;
 }
 
-Span Timeline::begin(const Stream &s, std::string name, std::string category, std::uint64_t bytes)
-{
+Span Timeline::begin(const Stream &s, std::string name, std::string category, std::uint64_t bytes) {
     Open open;
     open.stream = s.get();
     open.start = acquire_event();
@@ -54,16 +47,14 @@ Span Timeline::begin(const Stream &s, std::string name, std::string category, st
     return span;
 }
 
-void Timeline::end(Span span)
-{
+void Timeline::end(Span span) {
     if (span.id >= spans_.size() || !spans_[span.id].used)
         throw std::logic_error("Timeline::end of a span that is not open");
     const Open &open = spans_[span.id];
     check(xfer_event_record(events_[open.end].get(), open.stream), "xfer_event_record(span end)");
 }
 
-float Timeline::elapsed(std::size_t from, std::size_t to) const
-{
+float Timeline::elapsed(std::size_t from, std::size_t to) const {
     float ms = 0;
     check(xfer_event_elapsed_ms(from == static_cast<std::size_t>(-1) ? anchor_.get() : events_[from].get(),
                                 events_[to].get(), &ms),
@@ -71,8 +62,7 @@ float Timeline::elapsed(std::size_t from, std::size_t to) const
     return ms;
 }
 
-SpanTime Timeline::finish(Span span)
-{
+SpanTime Timeline::finish(Span span) {
     if (span.id >= spans_.size() || !spans_[span.id].used)
         throw std::logic_error("Timeline::finish of a span that is not open");
     Open &open = spans_[span.id];
@@ -84,10 +74,9 @@ SpanTime Timeline::finish(Span span)
         auto it = tracks_.find(open.stream);
         int tid = tracer_->track(pid_, it != tracks_.end() ? it->second : "stream");
         nlohmann::json args = {{"workflow", workflow_}};
-        if (open.bytes)
-            args["bytes"] = open.bytes;
-        tracer_->add(pid_, tid, open.name, open.category, anchor_host_us_ + t.start_ms * 1000.0,
-                     t.duration_ms * 1000.0, std::move(args));
+        if (open.bytes) args["bytes"] = open.bytes;
+        tracer_->add(pid_, tid, open.name, open.category, anchor_host_us_ + t.start_ms * 1000.0, t.duration_ms * 1000.0,
+                     std::move(args));
     }
     free_events_.push_back(open.start);
     free_events_.push_back(open.end);
@@ -96,16 +85,12 @@ SpanTime Timeline::finish(Span span)
     return t;
 }
 
-void Timeline::host_span(const std::string &name, const std::string &category,
-                         std::chrono::steady_clock::time_point t0, std::chrono::steady_clock::time_point t1,
-                         std::uint64_t bytes)
-{
-    if (!tracer_)
-        return;
+void Timeline::host_span(const std::string &name, const std::string &category, std::chrono::steady_clock::time_point t0,
+                         std::chrono::steady_clock::time_point t1, std::uint64_t bytes) {
+    if (!tracer_) return;
     double start = tracer_->host_us(t0);
     nlohmann::json args = {{"workflow", workflow_}};
-    if (bytes)
-        args["bytes"] = bytes;
+    if (bytes) args["bytes"] = bytes;
     tracer_->add(pid_, tracer_->track(pid_, "host"), name, category, start, tracer_->host_us(t1) - start,
                  std::move(args));
 }

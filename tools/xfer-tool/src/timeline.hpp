@@ -8,14 +8,14 @@
 // timing and tracing, so --trace adds no work to the streams.
 #pragma once
 
-#include "trace.hpp"
-#include "xfer_handles.hpp"
-
 #include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "trace.hpp"
+#include "xfer_handles.hpp"
 
 namespace xfer::tool {
 

@@ -4,8 +4,6 @@
 // Perfetto or chrome://tracing shows where copies and kernels overlap.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -14,6 +12,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace xfer::tool {
 
@@ -50,8 +50,8 @@ class Tracer {
         nlohmann::json args;
     };
     std::chrono::steady_clock::time_point epoch_;
-    std::vector<std::string> processes_;                      // index + 1 = pid
-    std::map<std::pair<int, std::string>, int> tracks_;       // (pid, name) -> tid
+    std::vector<std::string> processes_;                // index + 1 = pid
+    std::map<std::pair<int, std::string>, int> tracks_; // (pid, name) -> tid
     std::vector<Span> events_;
 };
 

@@ -57,14 +57,12 @@ class Verifier {
 };
 
 template <class ExpectedAt>
-void Verifier::floats_generated(const std::string &what, float *got, std::size_t n, ExpectedAt expected_at)
-{
+void Verifier::floats_generated(const std::string &what, float *got, std::size_t n, ExpectedAt expected_at) {
     apply_corruption_hook(got, n * sizeof(float));
     std::size_t first = n, mismatches = 0;
     for (std::size_t i = 0; i < n; ++i) {
         if (got[i] != expected_at(i)) {
-            if (first == n)
-                first = i;
+            if (first == n) first = i;
             ++mismatches;
         }
     }

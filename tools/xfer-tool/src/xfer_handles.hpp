@@ -12,10 +12,10 @@
 namespace xfer::tool {
 
 using XferError = xfer::Error;
-using xfer::check;            // throws XferError("<call>: <STATUS>: <xfer_last_error()>")
-using xfer::describe_failure; // "<call>: <STATUS>: <detail>" for reports
 using xfer::Buffer;
+using xfer::check; // throws XferError("<call>: <STATUS>: <xfer_last_error()>")
 using xfer::Context;
+using xfer::describe_failure; // "<call>: <STATUS>: <detail>" for reports
 using xfer::Event;
 using xfer::Stream;
 

@@ -13,11 +13,10 @@
 #include <memory>
 #include <vector>
 
-#include <xfer/xfer_backend.h>
-#include <xfer_plugin/params.hpp>
-
 #include "buffer.hpp"
 #include "context.hpp"
+#include <xfer/xfer_backend.h>
+#include <xfer_plugin/params.hpp>
 
 namespace xfer::cuda {
 
@@ -32,11 +31,11 @@ using ContextFactory = xfer_status (*)(const xfer_backend_param_value *values, s
 struct BackendDescription {
     const char *name;
     const char *description;
-    Requirement requirement;  // what each device it opens must support beyond being a CUDA device
-    const BufferStrategy &buffers;  // the table's caps are caps_of(buffers)
+    Requirement requirement;       // what each device it opens must support beyond being a CUDA device
+    const BufferStrategy &buffers; // the table's caps are caps_of(buffers)
     const xfer_backend_param *params = nullptr;
     std::size_t param_count = 0;
-    ContextFactory make_context = nullptr;  // nullptr: a plain Context; the backend takes no parameters
+    ContextFactory make_context = nullptr; // nullptr: a plain Context; the backend takes no parameters
 };
 
 // The bodies of the entries that depend on the description. Each runs inside a fence:
@@ -79,7 +78,7 @@ struct Entries {
         return buffer_copy_entry(D.buffers, ctx, buf, dir, offset, bytes, stream);
     }
 };
-}  // namespace detail
+} // namespace detail
 
 // The body of a CUDA plugin's xfer_backend_entry: remembers the core's services and returns the
 // table of the backend `D` describes, built once (the core keeps the pointer for the life of
@@ -103,4 +102,4 @@ const xfer_backend_table *plugin_table(const xfer_core_services *core) noexcept 
     return &table;
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -12,16 +12,16 @@
 #include <stdexcept>
 
 #include <cuda_runtime_api.h>
-#include <xfer/xfer_backend.h>
-#include <xfer_plugin/table.hpp>
 
 #include "context.hpp"
+#include <xfer/xfer_backend.h>
+#include <xfer_plugin/table.hpp>
 
 namespace xfer::cuda {
 
 struct Buffer {
-    void *host = nullptr;    // host view
-    void *device = nullptr;  // device view (== host for managed and zero-copy)
+    void *host = nullptr;   // host view
+    void *device = nullptr; // device view (== host for managed and zero-copy)
     std::size_t bytes = 0;
 };
 
@@ -106,7 +106,7 @@ struct SeparateViews {
     }
     static xfer_status release(const Context &, Buffer &b) { return release_both_views(H, b); }
 };
-}  // namespace detail
+} // namespace detail
 
 // The strategy of a backend with separate views whose host view comes from `H`: its copies
 // copy (Movement::copy) with `copy`, and return as `completion` says.
@@ -116,4 +116,4 @@ constexpr BufferStrategy separate_views(decltype(BufferStrategy::copy_async) cop
                     detail::SeparateViews<H>::release, copy);
 }
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include <cuda_runtime_api.h>
+
 #include <xfer/xfer_backend.h>
 #include <xfer_plugin/errors.hpp>
 
@@ -63,13 +64,13 @@ xfer_status refuse_if_poisoned(int device) noexcept;
 
 // What memory a raw pointer points at, as far as a copy is concerned.
 enum class Memory {
-    pageable,     // host memory CUDA does not know (malloc, new, stack): cudaMemoryTypeUnregistered
-    pinned_host,  // page-locked host memory (cudaHostAlloc/cudaHostRegister), mapped on UVA systems
-    device,       // cudaMalloc memory
-    managed,      // cudaMallocManaged memory
+    pageable,    // host memory CUDA does not know (malloc, new, stack): cudaMemoryTypeUnregistered
+    pinned_host, // page-locked host memory (cudaHostAlloc/cudaHostRegister), mapped on UVA systems
+    device,      // cudaMalloc memory
+    managed,     // cudaMallocManaged memory
 };
 
-Memory classify(const void *ptr) noexcept;  // cudaPointerGetAttributes
+Memory classify(const void *ptr) noexcept; // cudaPointerGetAttributes
 const char *memory_name(Memory m) noexcept;
 
 // nullptr when a copy of `kind` may take `dst` and `src`; otherwise which side does not fit,
@@ -87,7 +88,7 @@ const char *kind_mismatch(xfer_copy_kind kind, Memory dst, Memory src) noexcept;
 
 // A backend's own path for copies between pageable host memory and device memory.
 class HostCopyHook {
-public:
+  public:
     virtual ~HostCopyHook() = default;
 
     // Queues the copy of `bytes` between `host` (pageable) and `device` (cudaMalloc memory) on
@@ -109,12 +110,12 @@ public:
 // time, so only on such a stream must it wait first: every other direct copy pays nothing.
 // Thread-safe. One atomic load on the fast path (no stream of the context has such work).
 class HostWriteTracker {
-public:
+  public:
     void begin(cudaStream_t stream);
     void end(cudaStream_t stream) noexcept;
     bool pending(cudaStream_t stream) const noexcept;
 
-private:
+  private:
     std::atomic<int> total_{0};
     mutable std::mutex mutex_;
     std::unordered_map<cudaStream_t, int> per_stream_;
@@ -122,8 +123,8 @@ private:
 
 // ------------------------------------------------------------------------- context
 
-class BatchPacker;        // packed small copies of a batch (src/batch.hpp)
-class HostRegistrations;  // ranges registered with xfer_register (src/registration.hpp)
+class BatchPacker;       // packed small copies of a batch (src/batch.hpp)
+class HostRegistrations; // ranges registered with xfer_register (src/registration.hpp)
 
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
@@ -181,9 +182,8 @@ struct Context {
     // A raw copy between host memory and device memory (`to`, `from`: what the pointers were
     // classified as), offered to the backend's registration cache first: *taken true when it
     // queued the copy itself.
-    virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/,
-                                            Memory /*to*/, Memory /*from*/, cudaStream_t /*s*/,
-                                            bool *taken) const noexcept {
+    virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/, Memory /*to*/,
+                                            Memory /*from*/, cudaStream_t /*s*/, bool *taken) const noexcept {
         *taken = false;
         return XFER_SUCCESS;
     }
@@ -247,4 +247,4 @@ xfer_status wait_before_pageable_copy(cudaStream_t stream) noexcept;
 // failure.
 xfer_status retire_slot_event(cudaEvent_t *done, const char *what) noexcept;
 
-}  // namespace xfer::cuda
+} // namespace xfer::cuda

@@ -59,4 +59,4 @@ xfer_status guarded(const char *operation, Body &&body) noexcept {
     }
 }
 
-}  // namespace xfer::plugin
+} // namespace xfer::plugin

@@ -19,9 +19,8 @@ namespace xfer::plugin {
 // Missing -> `fallback`. XFER_ERROR_CONFIG with a message naming backend, parameter and value
 // when it is not a number or out of range; *out is written only on success. The primitive
 // under the declared form below (and for unit tests); backends use the declared form.
-xfer_status param_u64(const char *backend, const xfer_backend_param_value *params, std::size_t count,
-                      const char *name, std::uint64_t fallback, std::uint64_t min, std::uint64_t max,
-                      std::uint64_t *out) noexcept;
+xfer_status param_u64(const char *backend, const xfer_backend_param_value *params, std::size_t count, const char *name,
+                      std::uint64_t fallback, std::uint64_t min, std::uint64_t max, std::uint64_t *out) noexcept;
 
 // The same with the declared default of `name` in `declared` (the backend's table) read when
 // the value is missing. [min, max] applies to the effective value only (a bound may depend on
@@ -69,7 +68,7 @@ constexpr bool plain_decimal(const char *text) noexcept {
     }
     return true;
 }
-}  // namespace detail
+} // namespace detail
 
 // The declared default text of `name` in the table, nullptr when it is not declared; for
 // static_assert of what code assumes about a default (e.g. the capabilities it implies).
@@ -94,8 +93,8 @@ constexpr bool same_text(const char *a, const char *b) noexcept {
 template <std::size_t N>
 constexpr bool declared_defaults_are_decimal(const xfer_backend_param (&declared)[N]) noexcept {
     for (const xfer_backend_param &p : declared) {
-        const bool numeric = detail::same_text(p.type, "int") || detail::same_text(p.type, "size") ||
-                             detail::same_text(p.type, "bool");
+        const bool numeric =
+            detail::same_text(p.type, "int") || detail::same_text(p.type, "size") || detail::same_text(p.type, "bool");
         if (numeric && !detail::plain_decimal(p.default_value)) {
             return false;
         }
@@ -111,7 +110,7 @@ constexpr bool declared_defaults_are_decimal(const xfer_backend_param (&declared
 
 template <std::size_t N>
 struct HelpText {
-    char text[N];  // NUL-terminated
+    char text[N]; // NUL-terminated
 };
 
 namespace detail {
@@ -124,11 +123,11 @@ constexpr std::size_t decimal_digits(std::uint64_t v) noexcept {
 }
 template <std::size_t M, std::size_t N>
 constexpr void append(char (&out)[M], std::size_t &at, const char (&part)[N]) noexcept {
-    for (std::size_t i = 0; i + 1 < N; ++i) {  // the part's own NUL is left out
+    for (std::size_t i = 0; i + 1 < N; ++i) { // the part's own NUL is left out
         out[at++] = part[i];
     }
 }
-}  // namespace detail
+} // namespace detail
 
 // V in decimal, e.g. decimal<16>().text is "16".
 template <std::uint64_t V>
@@ -150,4 +149,4 @@ constexpr HelpText<(N + ...) - sizeof...(N) + 1> join(const char (&...parts)[N])
     return out;
 }
 
-}  // namespace xfer::plugin
+} // namespace xfer::plugin

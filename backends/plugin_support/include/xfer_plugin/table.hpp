@@ -11,21 +11,21 @@ namespace xfer::plugin {
 
 // Where a buffer's two views live.
 enum class Views {
-    separate,  // two allocations (host RAM and device memory, or an emulated device's copy)
-    shared,    // one memory that host and device both address (managed, mapped)
+    separate, // two allocations (host RAM and device memory, or an emulated device's copy)
+    shared,   // one memory that host and device both address (managed, mapped)
 };
 
 // What a buffer copy (xfer_copy_async) does with the bytes.
 enum class Movement {
-    copy,     // copies them between the two views
-    migrate,  // moves the pages of the one memory (managed prefetch)
-    none,     // nothing: the views are one memory already; the copy only keeps stream order
+    copy,    // copies them between the two views
+    migrate, // moves the pages of the one memory (managed prefetch)
+    none,    // nothing: the views are one memory already; the copy only keeps stream order
 };
 
 // When a buffer copy call returns, relative to the move.
 enum class Completion {
-    queued,    // at once: the bytes move later in stream order (DMA, prefetch, a worker thread)
-    may_wait,  // the call may wait for part of the move on the calling thread (pageable staging)
+    queued,   // at once: the bytes move later in stream order (DMA, prefetch, a worker thread)
+    may_wait, // the call may wait for part of the move on the calling thread (pageable staging)
 };
 
 // The facts of a buffer strategy, declared next to it.
@@ -81,4 +81,4 @@ constexpr xfer_backend_table table_header(const char *name, const char *descript
     return t;
 }
 
-}  // namespace xfer::plugin
+} // namespace xfer::plugin

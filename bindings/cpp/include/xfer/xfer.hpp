@@ -32,8 +32,6 @@
 #ifndef XFER_XFER_HPP
 #define XFER_XFER_HPP
 
-#include <xfer/xfer.h>
-
 #include <cstddef>
 #include <iterator>
 #include <stdexcept>
@@ -41,6 +39,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <xfer/xfer.h>
 #if __cplusplus >= 202002L && __has_include(<span>)
 #include <span>
 #endif
@@ -58,31 +58,28 @@ class Error : public std::runtime_error {
 };
 
 /// "<call>: <STATUS>: <xfer_last_error()>" (the detail once, even when it already names the call).
-inline std::string describe_failure(xfer_status st, const char *call)
-{
+inline std::string describe_failure(xfer_status st, const char *call) {
     std::string message = std::string(call) + ": " + xfer_status_string(st);
     const char *last = xfer_last_error();
     std::string detail = last ? last : "";
     const std::string prefix = std::string(call) + ": ";
-    if (detail.rfind(prefix, 0) == 0)
-        detail = detail.substr(prefix.size());
-    if (!detail.empty())
-        message += ": " + detail;
+    if (detail.rfind(prefix, 0) == 0) detail = detail.substr(prefix.size());
+    if (!detail.empty()) message += ": " + detail;
     return message;
 }
 
 /// Throws Error unless st is XFER_SUCCESS.
-inline void check(xfer_status st, const char *call)
-{
-    if (st != XFER_SUCCESS)
-        throw Error(st, describe_failure(st, call));
+inline void check(xfer_status st, const char *call) {
+    if (st != XFER_SUCCESS) throw Error(st, describe_failure(st, call));
 }
 
 #if __cplusplus >= 202002L && __has_include(<span>)
-template <class T> using span = std::span<T>;
+template <class T>
+using span = std::span<T>;
 #else
 /// The part of std::span a host view needs, for C++17 users.
-template <class T> class span {
+template <class T>
+class span {
   public:
     span() = default;
     span(T *data, std::size_t size) : data_(data), size_(size) {}
@@ -104,16 +101,14 @@ template <class T> class span {
 struct Version {
     int major, minor, patch;
 };
-inline Version version()
-{
+inline Version version() {
     Version v{};
     check(xfer_get_version(&v.major, &v.minor, &v.patch), "xfer_get_version");
     return v;
 }
 
 /// Every backend on the plugin search path, available or not (xfer_backend_count/_get_info).
-inline std::vector<xfer_backend_info> backends()
-{
+inline std::vector<xfer_backend_info> backends() {
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
     std::vector<xfer_backend_info> out(static_cast<std::size_t>(count));
@@ -128,8 +123,7 @@ struct Param {
     xfer_param_source source;
 };
 /// The effective configuration (xfer_param_count/_get_info).
-inline std::vector<Param> params()
-{
+inline std::vector<Param> params() {
     int count = 0;
     check(xfer_param_count(&count), "xfer_param_count");
     std::vector<Param> out;
@@ -143,23 +137,21 @@ inline std::vector<Param> params()
 
 namespace detail {
 // The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else throws.
-inline bool ready(xfer_status st, const char *call)
-{
-    if (st == XFER_ERROR_NOT_READY)
-        return false;
+inline bool ready(xfer_status st, const char *call) {
+    if (st == XFER_ERROR_NOT_READY) return false;
     check(st, call);
     return true;
 }
 
 // Move-only ownership of one C handle; Release is the C function that frees it.
-template <class Handle, xfer_status (*Release)(Handle)> class Owner {
+template <class Handle, xfer_status (*Release)(Handle)>
+class Owner {
   public:
     Owner() = default;
     explicit Owner(Handle h) noexcept : h_(h) {}
     ~Owner() { reset(); }
     Owner(Owner &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
-    Owner &operator=(Owner &&o) noexcept
-    {
+    Owner &operator=(Owner &&o) noexcept {
         if (this != &o) {
             reset();
             h_ = std::exchange(o.h_, nullptr);
@@ -170,10 +162,8 @@ template <class Handle, xfer_status (*Release)(Handle)> class Owner {
     Owner &operator=(const Owner &) = delete;
     Handle get() const noexcept { return h_; }
     Handle release() noexcept { return std::exchange(h_, nullptr); }
-    void reset() noexcept
-    {
-        if (h_)
-            (void)Release(std::exchange(h_, nullptr)); // destructors cannot report: see the header
+    void reset() noexcept {
+        if (h_) (void)Release(std::exchange(h_, nullptr)); // destructors cannot report: see the header
     }
 
   private:
@@ -189,8 +179,7 @@ class Registration;
 class Context {
   public:
     /// backend "" (or nullptr) and device -1: from XFER_BACKEND / XFER_DEVICE / XFER_CONFIG.
-    explicit Context(const std::string &backend = "", int device = -1)
-    {
+    explicit Context(const std::string &backend = "", int device = -1) {
         xfer_context h = nullptr;
         check(xfer_open(backend.empty() ? nullptr : backend.c_str(), device, &h), "xfer_open");
         h_ = Owner(h);
@@ -210,20 +199,17 @@ class Context {
     unsigned caps() const noexcept { return caps_; }
 
     /// xfer_device_get_info.
-    xfer_device_info device_info() const
-    {
+    xfer_device_info device_info() const {
         xfer_device_info info{};
         check(xfer_device_get_info(get(), &info), "xfer_device_get_info");
         return info;
     }
 
     /// Raw copy between any pointers this context reaches (xfer_memcpy_async).
-    inline void memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
-                             const Stream &s) const;
+    inline void memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind, const Stream &s) const;
     /// Many raw copies as one batch (xfer_memcpy_batch_async); the vectors are read during the call.
     inline void memcpy_batch_async(const std::vector<void *> &dsts, const std::vector<const void *> &srcs,
-                                   const std::vector<std::size_t> &sizes, xfer_copy_kind kind,
-                                   const Stream &s) const;
+                                   const std::vector<std::size_t> &sizes, xfer_copy_kind kind, const Stream &s) const;
 
     /// Page-locks `bytes` bytes of host memory the caller owns at `ptr` (xfer_register; flags:
     /// XFER_REGISTER_*). The memory must outlive the returned Registration, which unregisters it.
@@ -236,8 +222,7 @@ class Context {
     [[nodiscard]] Registration register_memory(C &container, unsigned flags = XFER_REGISTER_DEFAULT) const;
     /// What the context has registered, explicitly and through its registration cache
     /// (xfer_registration_get_stats).
-    xfer_registration_stats registration_stats() const
-    {
+    xfer_registration_stats registration_stats() const {
         xfer_registration_stats stats{};
         check(xfer_registration_get_stats(get(), &stats), "xfer_registration_get_stats");
         return stats;
@@ -262,8 +247,7 @@ class Context {
 class Registration {
   public:
     Registration() = default;
-    Registration(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags = XFER_REGISTER_DEFAULT)
-    {
+    Registration(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags = XFER_REGISTER_DEFAULT) {
         check(xfer_register(ctx.get(), ptr, bytes, flags), "xfer_register");
         ctx_ = ctx.get();
         ptr_ = ptr;
@@ -271,11 +255,9 @@ class Registration {
     }
     ~Registration() { reset(); }
     Registration(Registration &&o) noexcept
-        : ctx_(std::exchange(o.ctx_, nullptr)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0))
-    {
-    }
-    Registration &operator=(Registration &&o) noexcept
-    {
+        : ctx_(std::exchange(o.ctx_, nullptr)), ptr_(std::exchange(o.ptr_, nullptr)),
+          bytes_(std::exchange(o.bytes_, 0)) {}
+    Registration &operator=(Registration &&o) noexcept {
         if (this != &o) {
             reset();
             ctx_ = std::exchange(o.ctx_, nullptr);
@@ -294,20 +276,16 @@ class Registration {
 
     /// Unregisters now, reporting a failure that the destructor would ignore; the range is
     /// forgotten either way (the C contract).
-    void unregister()
-    {
-        if (!ptr_)
-            return;
+    void unregister() {
+        if (!ptr_) return;
         void *p = std::exchange(ptr_, nullptr);
         bytes_ = 0;
         check(xfer_unregister(std::exchange(ctx_, nullptr), p), "xfer_unregister");
     }
 
   private:
-    void reset() noexcept
-    {
-        if (ptr_)
-            (void)xfer_unregister(ctx_, ptr_); // destructors cannot report: see the header
+    void reset() noexcept {
+        if (ptr_) (void)xfer_unregister(ctx_, ptr_); // destructors cannot report: see the header
         ctx_ = nullptr;
         ptr_ = nullptr;
         bytes_ = 0;
@@ -317,13 +295,12 @@ class Registration {
     std::size_t bytes_ = 0;
 };
 
-inline Registration Context::register_memory(void *ptr, std::size_t bytes, unsigned flags) const
-{
+inline Registration Context::register_memory(void *ptr, std::size_t bytes, unsigned flags) const {
     return Registration(*this, ptr, bytes, flags);
 }
 
-template <class C, class, class> Registration Context::register_memory(C &container, unsigned flags) const
-{
+template <class C, class, class>
+Registration Context::register_memory(C &container, unsigned flags) const {
     auto *data = std::data(container);
     using T = std::remove_pointer_t<decltype(data)>;
     return Registration(*this, const_cast<std::remove_cv_t<T> *>(data), std::size(container) * sizeof(T), flags);
@@ -332,8 +309,7 @@ template <class C, class, class> Registration Context::register_memory(C &contai
 /// An in-order queue of work (xfer_stream_create / xfer_stream_destroy).
 class Stream {
   public:
-    explicit Stream(const Context &ctx)
-    {
+    explicit Stream(const Context &ctx) {
         xfer_stream h = nullptr;
         check(xfer_stream_create(ctx.get(), &h), "xfer_stream_create");
         h_ = Owner(h);
@@ -342,23 +318,17 @@ class Stream {
     /// Blocks until all queued work is done (xfer_stream_synchronize).
     void synchronize() const { check(xfer_stream_synchronize(get()), "xfer_stream_synchronize"); }
     /// true when all queued work is done (xfer_stream_query; never blocks).
-    bool query() const
-    {
-        return detail::ready(xfer_stream_query(get()), "xfer_stream_query");
-    }
+    bool query() const { return detail::ready(xfer_stream_query(get()), "xfer_stream_query"); }
     /// Later work on this stream waits for `e` (xfer_stream_wait_event).
     inline void wait(const Event &e) const;
     /// Queues fn(user_data) after earlier work (xfer_stream_launch_host_func).
-    void launch_host_func(xfer_host_fn fn, void *user_data) const
-    {
+    void launch_host_func(xfer_host_fn fn, void *user_data) const {
         check(xfer_stream_launch_host_func(get(), fn, user_data), "xfer_stream_launch_host_func");
     }
     /// The backend's stream (cudaStream_t on CUDA backends).
-    void *native() const
-    {
+    void *native() const {
         void *n = xfer_stream_native(get());
-        if (!n)
-            check(XFER_ERROR_INVALID_HANDLE, "xfer_stream_native");
+        if (!n) check(XFER_ERROR_INVALID_HANDLE, "xfer_stream_native");
         return n;
     }
 
@@ -370,8 +340,7 @@ class Stream {
 /// A marker in a stream (xfer_event_create / xfer_event_destroy).
 class Event {
   public:
-    explicit Event(const Context &ctx, unsigned flags = XFER_EVENT_DEFAULT)
-    {
+    explicit Event(const Context &ctx, unsigned flags = XFER_EVENT_DEFAULT) {
         xfer_event h = nullptr;
         check(xfer_event_create(ctx.get(), flags, &h), "xfer_event_create");
         h_ = Owner(h);
@@ -380,13 +349,9 @@ class Event {
     void record(const Stream &s) const { check(xfer_event_record(get(), s.get()), "xfer_event_record"); }
     void synchronize() const { check(xfer_event_synchronize(get()), "xfer_event_synchronize"); }
     /// true when the event has completed (or was never recorded); never blocks.
-    bool query() const
-    {
-        return detail::ready(xfer_event_query(get()), "xfer_event_query");
-    }
+    bool query() const { return detail::ready(xfer_event_query(get()), "xfer_event_query"); }
     /// Milliseconds from `start` to `end` (xfer_event_elapsed_ms).
-    static float elapsed_ms(const Event &start, const Event &end)
-    {
+    static float elapsed_ms(const Event &start, const Event &end) {
         float ms = 0;
         check(xfer_event_elapsed_ms(start.get(), end.get(), &ms), "xfer_event_elapsed_ms");
         return ms;
@@ -400,8 +365,7 @@ class Event {
 /// One logical array with a host view and a device view (xfer_alloc / xfer_free).
 class Buffer {
   public:
-    Buffer(const Context &ctx, std::size_t bytes, unsigned flags = XFER_ALLOC_DEFAULT) : bytes_(bytes)
-    {
+    Buffer(const Context &ctx, std::size_t bytes, unsigned flags = XFER_ALLOC_DEFAULT) : bytes_(bytes) {
         xfer_buffer h = nullptr;
         check(xfer_alloc(ctx.get(), bytes, flags, &h), "xfer_alloc");
         h_ = Owner(h);
@@ -415,24 +379,28 @@ class Buffer {
     /// Size in bytes.
     std::size_t bytes() const noexcept { return bytes_; }
     /// Host view (CPU memory) and device view (for device kernels) as typed pointers.
-    template <class T = unsigned char> T *host() const noexcept { return static_cast<T *>(host_); }
-    template <class T = unsigned char> T *device() const noexcept { return static_cast<T *>(device_); }
+    template <class T = unsigned char>
+    T *host() const noexcept {
+        return static_cast<T *>(host_);
+    }
+    template <class T = unsigned char>
+    T *device() const noexcept {
+        return static_cast<T *>(device_);
+    }
     /// The host view as bytes() / sizeof(T) elements of T; valid while the buffer lives.
-    template <class T = unsigned char> span<T> host_span() const noexcept
-    {
+    template <class T = unsigned char>
+    span<T> host_span() const noexcept {
         return span<T>(static_cast<T *>(host_), bytes_ / sizeof(T));
     }
 
     /// Queues a copy of [offset, offset+bytes) between the views on `s` (xfer_copy_async).
-    void copy_async(xfer_direction dir, std::size_t offset, std::size_t bytes, const Stream &s) const
-    {
+    void copy_async(xfer_direction dir, std::size_t offset, std::size_t bytes, const Stream &s) const {
         check(xfer_copy_async(get(), dir, offset, bytes, s.get()), "xfer_copy_async");
     }
     /// The whole buffer.
     void copy_async(xfer_direction dir, const Stream &s) const { copy_async(dir, 0, bytes_, s); }
     /// Copies and waits, on the context's internal stream (xfer_copy).
-    void copy(xfer_direction dir, std::size_t offset, std::size_t bytes) const
-    {
+    void copy(xfer_direction dir, std::size_t offset, std::size_t bytes) const {
         check(xfer_copy(get(), dir, offset, bytes), "xfer_copy");
     }
     void copy(xfer_direction dir) const { copy(dir, 0, bytes_); }
@@ -446,15 +414,13 @@ class Buffer {
 };
 
 inline void Context::memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
-                                  const Stream &s) const
-{
+                                  const Stream &s) const {
     check(xfer_memcpy_async(get(), dst, src, bytes, kind, s.get()), "xfer_memcpy_async");
 }
 
 inline void Context::memcpy_batch_async(const std::vector<void *> &dsts, const std::vector<const void *> &srcs,
                                         const std::vector<std::size_t> &sizes, xfer_copy_kind kind,
-                                        const Stream &s) const
-{
+                                        const Stream &s) const {
     if (dsts.size() != srcs.size() || dsts.size() != sizes.size())
         throw Error(XFER_ERROR_INVALID_ARGUMENT,
                     "xfer::Context::memcpy_batch_async: dsts, srcs and sizes differ in length");
@@ -462,8 +428,7 @@ inline void Context::memcpy_batch_async(const std::vector<void *> &dsts, const s
           "xfer_memcpy_batch_async");
 }
 
-inline void Stream::wait(const Event &e) const
-{
+inline void Stream::wait(const Event &e) const {
     check(xfer_stream_wait_event(get(), e.get()), "xfer_stream_wait_event");
 }
 

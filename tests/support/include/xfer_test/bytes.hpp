@@ -2,11 +2,11 @@
 // Test data: random bytes and byte-for-byte comparison with a useful failure message.
 #pragma once
 
-#include <gtest/gtest.h>
-
 #include <cstddef>
 #include <cstdint>
 #include <vector>
+
+#include <gtest/gtest.h>
 
 namespace xfer::test {
 
@@ -22,4 +22,4 @@ Bytes random_bytes(std::size_t n, std::uint64_t seed);
 ::testing::AssertionResult same_bytes(const void *expected, const void *actual, std::size_t n);
 ::testing::AssertionResult same_bytes(const Bytes &expected, const Bytes &actual);
 
-}  // namespace xfer::test
+} // namespace xfer::test

@@ -3,11 +3,11 @@
 // test says what the library said.
 #pragma once
 
-#include <xfer/xfer.h>
+#include <string>
 
 #include <gtest/gtest.h>
 
-#include <string>
+#include <xfer/xfer.h>
 
 // The call returned XFER_SUCCESS.
 #define EXPECT_XFER_OK(call) EXPECT_EQ((call), XFER_SUCCESS) << #call << ": " << xfer_last_error()
@@ -16,9 +16,9 @@
 // The call returned `expected`; statuses are compared (and printed) by name.
 #define EXPECT_XFER(expected, call) XFER_TEST_STATUS_IS_(EXPECT_EQ, expected, call)
 #define ASSERT_XFER(expected, call) XFER_TEST_STATUS_IS_(ASSERT_EQ, expected, call)
-#define XFER_TEST_STATUS_IS_(check_eq, expected, call)                                                 \
-    do {                                                                                             \
-        xfer_status xfer_test_st_ = (call);                                                          \
-        check_eq(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))       \
-            << #call << ": " << xfer_last_error();                                                   \
+#define XFER_TEST_STATUS_IS_(check_eq, expected, call)                                                                 \
+    do {                                                                                                               \
+        xfer_status xfer_test_st_ = (call);                                                                            \
+        check_eq(xfer_status_string(expected), std::string(xfer_status_string(xfer_test_st_)))                         \
+            << #call << ": " << xfer_last_error();                                                                     \
     } while (0)

@@ -9,14 +9,14 @@
 // target and are judged by completing and verifying ("smoke"), not by timing.
 #pragma once
 
-#include "result.hpp"
-#include "stats.hpp"
-#include "verify.hpp"
-
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "result.hpp"
+#include "stats.hpp"
+#include "verify.hpp"
 
 namespace xfer::tool {
 
@@ -75,7 +75,7 @@ std::string ratio_text(const BenchRow &row);
 
 struct BenchReport {
     std::string tool_version, library_version;
-    RunInfo run; // the metadata of every report (run_info.hpp), bench's options in its config
+    RunInfo run;                         // the metadata of every report (run_info.hpp), bench's options in its config
     std::optional<DeviceSummary> device; // of the first backend opened; none when none was
     int repeats = 0, warmup = 0;
     std::uint64_t seed = 0;

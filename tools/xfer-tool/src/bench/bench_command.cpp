@@ -1,5 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // `xfer-tool bench [OPTIONS]`: its options, the choice of targets, the run, the report.
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <random>
+#include <set>
+#include <sstream>
+
+#include <boost/algorithm/string/classification.hpp>
+#include <boost/algorithm/string/split.hpp>
+#include <boost/program_options.hpp>
+
 #include "bench/bench.hpp"
 #include "bench/bench_env.hpp"
 #include "bench/bench_report.hpp"
@@ -7,22 +20,7 @@
 #include "commands.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
-
 #include "text_table.hpp"
-
-#include <boost/algorithm/string/classification.hpp>
-#include <boost/algorithm/string/split.hpp>
-#include <boost/program_options.hpp>
-
-#include <algorithm>
-#include <iterator>
-
-#include <cstdio>
-#include <fstream>
-#include <iostream>
-#include <random>
-#include <set>
-#include <sstream>
 
 namespace po = boost::program_options;
 
@@ -31,46 +29,45 @@ namespace {
 
 const char *const kHint = "Try 'xfer-tool bench --help'.";
 
-po::options_description bench_description()
-{
+po::options_description bench_description() {
     const BenchOptions defaults;
     po::options_description d("Options of 'bench'", 100, 50);
-    d.add_options()
-        ("backend,b", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
-         "run the targets about these backends (pinned, pageable, managed, zerocopy; host = the smoke set). "
-         "Default: every CUDA target when a CUDA backend is available, else the smoke set on host")
-        ("targets,t", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
-         "run only these targets: names or shell patterns ('pageable-raw-*'); see --list")
-        ("repeats,r", po::value<int>()->default_value(defaults.repeats)->value_name("N"),
-         "timed pairs per target; the verdict uses the median of the per-pair ratios")
-        ("warmup", po::value<int>()->default_value(defaults.warmup)->value_name("N"), "untimed pairs first")
-        ("device,d", po::value<int>()->default_value(defaults.device)->value_name("N"),
-         "device index; -1 = XFER_DEVICE / the config file's device key / 0")
-        ("seed", po::value<std::uint64_t>()->value_name("N"), "seed of the random data. Default: a random seed (reported)")
-        ("format,f", po::value<std::string>()->default_value(defaults.format)->value_name("table|json"), "report format")
-        ("output,o", po::value<std::string>()->value_name("FILE"), "write the report to FILE. Default: stdout")
-        ("config", po::value<std::string>()->value_name("FILE"),
-         "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")
-        ("list", po::bool_switch(), "list the targets (name, backend, target ratio, what is compared) and exit")
-        ("quiet,q", po::bool_switch(), "no progress indicator (it shows only when stderr is a terminal)")
-        ("help,h", "show this help");
+    d.add_options()("backend,b", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
+                    "run the targets about these backends (pinned, pageable, managed, zerocopy; host = the smoke set). "
+                    "Default: every CUDA target when a CUDA backend is available, else the smoke set on host")(
+        "targets,t", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
+        "run only these targets: names or shell patterns ('pageable-raw-*'); see --list")(
+        "repeats,r", po::value<int>()->default_value(defaults.repeats)->value_name("N"),
+        "timed pairs per target; the verdict uses the median of the per-pair ratios")(
+        "warmup", po::value<int>()->default_value(defaults.warmup)->value_name("N"),
+        "untimed pairs first")("device,d", po::value<int>()->default_value(defaults.device)->value_name("N"),
+                               "device index; -1 = XFER_DEVICE / the config file's device key / 0")(
+        "seed", po::value<std::uint64_t>()->value_name("N"),
+        "seed of the random data. Default: a random seed (reported)")(
+        "format,f", po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
+        "report format")("output,o", po::value<std::string>()->value_name("FILE"),
+                         "write the report to FILE. Default: stdout")(
+        "config", po::value<std::string>()->value_name("FILE"),
+        "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
+        "list", po::bool_switch(), "list the targets (name, backend, target ratio, what is compared) and exit")(
+        "quiet,q", po::bool_switch(),
+        "no progress indicator (it shows only when stderr is a terminal)")("help,h", "show this help");
     return d;
 }
 
 // "a,b" "c" -> a, b, c (empty items dropped).
-std::vector<std::string> names(const std::vector<std::string> &items)
-{
+std::vector<std::string> names(const std::vector<std::string> &items) {
     std::vector<std::string> out;
     for (const std::string &item : items) {
         std::vector<std::string> parts;
         boost::algorithm::split(parts, item, boost::algorithm::is_any_of(","));
-        std::copy_if(parts.begin(), parts.end(), std::back_inserter(out), [](const std::string &p) { return !p.empty(); });
+        std::copy_if(parts.begin(), parts.end(), std::back_inserter(out),
+                     [](const std::string &p) { return !p.empty(); });
     }
     return out;
 }
 
-std::string bench_help()
-{
+std::string bench_help() {
     std::ostringstream text;
     text << "Usage: xfer-tool bench [--backend NAME...] [--targets NAME...] [OPTIONS]\n\n"
          << "Runs every performance target side by side in one process: xfer's path and the raw path it must\n"
@@ -86,8 +83,7 @@ std::string bench_help()
 }
 
 // Parses the options; returns false (after printing the help) for --help.
-bool parse(const std::vector<std::string> &args, BenchOptions &o)
-{
+bool parse(const std::vector<std::string> &args, BenchOptions &o) {
     const po::options_description d = bench_description();
     po::variables_map vm;
     try {
@@ -99,19 +95,14 @@ bool parse(const std::vector<std::string> &args, BenchOptions &o)
         std::fputs(bench_help().c_str(), stdout);
         return false;
     }
-    if (vm.count("backend"))
-        o.backends = names(vm["backend"].as<std::vector<std::string>>());
-    if (vm.count("targets"))
-        o.targets = names(vm["targets"].as<std::vector<std::string>>());
+    if (vm.count("backend")) o.backends = names(vm["backend"].as<std::vector<std::string>>());
+    if (vm.count("targets")) o.targets = names(vm["targets"].as<std::vector<std::string>>());
     o.repeats = vm["repeats"].as<int>();
     o.warmup = vm["warmup"].as<int>();
     o.device = vm["device"].as<int>();
-    if (o.repeats < 1)
-        throw UsageError("--repeats: " + std::to_string(o.repeats) + " is below the minimum 1", kHint);
-    if (o.warmup < 0)
-        throw UsageError("--warmup: " + std::to_string(o.warmup) + " is below the minimum 0", kHint);
-    if (o.device < -1)
-        throw UsageError("--device: " + std::to_string(o.device) + " is below the minimum -1", kHint);
+    if (o.repeats < 1) throw UsageError("--repeats: " + std::to_string(o.repeats) + " is below the minimum 1", kHint);
+    if (o.warmup < 0) throw UsageError("--warmup: " + std::to_string(o.warmup) + " is below the minimum 0", kHint);
+    if (o.device < -1) throw UsageError("--device: " + std::to_string(o.device) + " is below the minimum -1", kHint);
     if (vm.count("seed")) {
         o.seed = vm["seed"].as<std::uint64_t>();
     } else {
@@ -121,31 +112,26 @@ bool parse(const std::vector<std::string> &args, BenchOptions &o)
     o.format = vm["format"].as<std::string>();
     if (o.format != "table" && o.format != "json")
         throw UsageError("--format: unknown format '" + o.format + "' (use table or json)", kHint);
-    if (vm.count("output"))
-        o.output = vm["output"].as<std::string>();
-    if (vm.count("config"))
-        o.config = vm["config"].as<std::string>();
+    if (vm.count("output")) o.output = vm["output"].as<std::string>();
+    if (vm.count("config")) o.config = vm["config"].as<std::string>();
     o.list = vm["list"].as<bool>();
     o.quiet = vm["quiet"].as<bool>();
     return true;
 }
 
 // A CUDA backend is available: the full table applies.
-bool gpu_available()
-{
+bool gpu_available() {
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
     for (int i = 0; i < count; ++i) {
         xfer_backend_info info{};
         check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
-        if (info.available && info.device_kind == XFER_DEVICE_KIND_CUDA)
-            return true;
+        if (info.available && info.device_kind == XFER_DEVICE_KIND_CUDA) return true;
     }
     return false;
 }
 
-void list_targets(const std::vector<const TargetSpec *> &targets)
-{
+void list_targets(const std::vector<const TargetSpec *> &targets) {
     TextTable table({{"target"}, {"backend"}, {"target"}, {"what is compared"}});
     for (const TargetSpec *t : targets) {
         BenchRow row;
@@ -155,8 +141,7 @@ void list_targets(const std::vector<const TargetSpec *> &targets)
     table.print(std::cout);
 }
 
-BenchRow run_target(BenchEnv &env, const TargetSpec &t)
-{
+BenchRow run_target(BenchEnv &env, const TargetSpec &t) {
     BenchRow row;
     row.target = t.name;
     row.backend = t.backend;
@@ -171,28 +156,22 @@ BenchRow run_target(BenchEnv &env, const TargetSpec &t)
     return row;
 }
 
-int exit_status(const BenchReport &report)
-{
+int exit_status(const BenchReport &report) {
     const std::map<Verdict, int> n = count_verdicts(report);
     bool verification_failed = false;
     for (const BenchRow &row : report.rows)
         verification_failed = verification_failed || row.verification.state == Verification::State::failed;
-    if (verification_failed)
-        return kExitVerificationFailed;
-    if (n.count(Verdict::error))
-        return kExitError;
-    if (n.count(Verdict::fail))
-        return kExitTargetMissed;
+    if (verification_failed) return kExitVerificationFailed;
+    if (n.count(Verdict::error)) return kExitError;
+    if (n.count(Verdict::fail)) return kExitTargetMissed;
     return kExitOk;
 }
 
 } // namespace
 
-int run_bench_command(const std::vector<std::string> &args, const std::string &command_line)
-{
+int run_bench_command(const std::vector<std::string> &args, const std::string &command_line) {
     BenchOptions o;
-    if (!parse(args, o))
-        return kExitOk;
+    if (!parse(args, o)) return kExitOk;
     use_config_file(o.config);
     std::vector<const TargetSpec *> targets;
     try {
@@ -220,8 +199,7 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         report.run.config.push_back({"xfer-tool", name, value, ""});
     };
     std::string names;
-    for (const TargetSpec *t : targets)
-        names += (names.empty() ? "" : ",") + t->name;
+    for (const TargetSpec *t : targets) names += (names.empty() ? "" : ",") + t->name;
     option("targets", names);
     option("repeats", std::to_string(o.repeats));
     option("warmup", std::to_string(o.warmup));
@@ -252,8 +230,7 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         std::ofstream file;
         if (!o.output.empty()) {
             file.open(o.output);
-            if (!file)
-                throw std::runtime_error("cannot open '" + o.output + "' for writing");
+            if (!file) throw std::runtime_error("cannot open '" + o.output + "' for writing");
         }
         std::ostream &out = o.output.empty() ? std::cout : file;
         if (o.format == "json")
@@ -264,8 +241,7 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         if (!out)
             throw std::runtime_error("cannot write the report to '" + (o.output.empty() ? "stdout" : o.output) + "'");
         // A machine report went to a file: the terminal still gets the summary.
-        if (!o.output.empty())
-            std::printf("%s\n", summary_line(report).c_str());
+        if (!o.output.empty()) std::printf("%s\n", summary_line(report).c_str());
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return status == kExitOk ? kExitError : status;

@@ -5,10 +5,6 @@
 // pairs xfer with its reference.
 #pragma once
 
-#include "bench/bench.hpp"
-#include "progress.hpp"
-#include "session.hpp"
-
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,6 +12,10 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "bench/bench.hpp"
+#include "progress.hpp"
+#include "session.hpp"
 
 namespace xfer::tool {
 
@@ -55,18 +55,16 @@ class BenchEnv {
     unsigned char *user_memory(std::uint64_t size);
 
     // warm-up times body(true), then repeats times body(false).
-    template <class Body> void repeat(Body body)
-    {
-        for (int i = 0; i < options_.warmup; ++i)
-            body(true);
-        for (int i = 0; i < options_.repeats; ++i)
-            body(false);
+    template <class Body>
+    void repeat(Body body) {
+        for (int i = 0; i < options_.warmup; ++i) body(true);
+        for (int i = 0; i < options_.repeats; ++i) body(false);
     }
 
     // Each repeat runs both sides back to back; which goes first alternates, so neither
     // always inherits the other's cache and TLB state. Warm-up pairs are not kept.
-    template <class Xfer, class Reference> Pairs pairs(Xfer xfer_once, Reference reference_once)
-    {
+    template <class Xfer, class Reference>
+    Pairs pairs(Xfer xfer_once, Reference reference_once) {
         Pairs out;
         int turn = 0;
         repeat([&](bool warmup) {

@@ -3,34 +3,28 @@
 // "bench").
 #include "bench/bench_report.hpp"
 
-#include "report/report.hpp"
-#include "text_table.hpp"
-#include "units.hpp"
-
 #include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
 
+#include "report/report.hpp"
+#include "text_table.hpp"
+#include "units.hpp"
+
 namespace xfer::tool {
 
-Verdict verdict(const BenchRow &row)
-{
-    if (!row.error.empty())
-        return Verdict::error;
-    if (row.verification.state == Verification::State::failed)
-        return Verdict::fail;
+Verdict verdict(const BenchRow &row) {
+    if (!row.error.empty()) return Verdict::error;
+    if (row.verification.state == Verification::State::failed) return Verdict::fail;
     if (row.verification.state != Verification::State::passed)
         return Verdict::error; // every row verifies; one that did not is broken
-    if (!row.goal)
-        return Verdict::smoke;
-    if (!row.ratio)
-        return Verdict::error;
+    if (!row.goal) return Verdict::smoke;
+    if (!row.ratio) return Verdict::error;
     return row.goal->met(row.ratio->median) ? Verdict::pass : Verdict::fail;
 }
 
-const char *to_string(Verdict v)
-{
+const char *to_string(Verdict v) {
     switch (v) {
     case Verdict::pass:
         return "PASS";
@@ -46,26 +40,18 @@ const char *to_string(Verdict v)
 
 namespace {
 
-std::string with_unit(double v, const std::string &unit)
-{
-    if (unit == "x")
-        return format_value(v) + "x";
-    if (unit == "%")
-        return format_value(v) + "%";
+std::string with_unit(double v, const std::string &unit) {
+    if (unit == "x") return format_value(v) + "x";
+    if (unit == "%") return format_value(v) + "%";
     return format_value(v) + " " + unit;
 }
 
-std::string figure_text(const BenchFigure &f)
-{
-    return f.stats ? with_unit(f.stats->median, f.unit) : "-";
-}
+std::string figure_text(const BenchFigure &f) { return f.stats ? with_unit(f.stats->median, f.unit) : "-"; }
 
 } // namespace
 
-std::string goal_text(const BenchRow &row)
-{
-    if (!row.goal)
-        return "(smoke)";
+std::string goal_text(const BenchRow &row) {
+    if (!row.goal) return "(smoke)";
     std::ostringstream value; // as written in the table of targets: 0.9, not 0.9000
     value << row.goal->value;
     const std::string &unit = row.goal->unit;
@@ -73,10 +59,8 @@ std::string goal_text(const BenchRow &row)
            (unit == "x" || unit == "%" ? unit : " " + unit);
 }
 
-std::string ratio_text(const BenchRow &row)
-{
-    if (!row.ratio)
-        return "-";
+std::string ratio_text(const BenchRow &row) {
+    if (!row.ratio) return "-";
     // Fixed decimals, fine enough for the goals: 0.934x, 12.41x, 3.2%, +0.040 us (a difference:
     // signed).
     const double v = row.ratio->median;
@@ -90,31 +74,26 @@ std::string ratio_text(const BenchRow &row)
     return text;
 }
 
-std::map<Verdict, int> count_verdicts(const BenchReport &report)
-{
+std::map<Verdict, int> count_verdicts(const BenchReport &report) {
     std::map<Verdict, int> n;
-    for (const BenchRow &row : report.rows)
-        ++n[verdict(row)];
+    for (const BenchRow &row : report.rows) ++n[verdict(row)];
     return n;
 }
 
-std::string summary_line(const BenchReport &report)
-{
+std::string summary_line(const BenchReport &report) {
     const std::map<Verdict, int> n = count_verdicts(report);
     std::string text = std::to_string(report.rows.size()) + " targets:";
     bool first = true;
     for (Verdict v : {Verdict::pass, Verdict::fail, Verdict::error, Verdict::smoke}) {
         auto it = n.find(v);
-        if (it == n.end())
-            continue;
+        if (it == n.end()) continue;
         text += std::string(first ? " " : ", ") + std::to_string(it->second) + " " + to_string(v);
         first = false;
     }
     return text;
 }
 
-void write_bench_table(std::ostream &out, const BenchReport &report)
-{
+void write_bench_table(std::ostream &out, const BenchReport &report) {
     out << "xfer-tool " << report.tool_version << " (libxfer " << report.library_version << ") bench: xfer side by "
         << "side with its reference, in one process\n";
     if (report.device)
@@ -138,10 +117,8 @@ void write_bench_table(std::ostream &out, const BenchReport &report)
     bool header = false;
     for (const BenchRow &row : report.rows) {
         const Verdict v = verdict(row);
-        if (v != Verdict::fail && v != Verdict::error)
-            continue;
-        if (!header)
-            out << "\n";
+        if (v != Verdict::fail && v != Verdict::error) continue;
+        if (!header) out << "\n";
         header = true;
         out << row.target << ": " << to_string(v) << ": ";
         if (!row.error.empty())
@@ -164,13 +141,9 @@ namespace {
 
 using nlohmann::json;
 
-json number_or_null(double v)
-{
-    return std::isfinite(v) ? json(v) : json(nullptr);
-}
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-json stats_json(const std::optional<Stats> &s, json j)
-{
+json stats_json(const std::optional<Stats> &s, json j) {
     if (s) {
         j["min"] = number_or_null(s->min);
         j["median"] = number_or_null(s->median);
@@ -183,13 +156,9 @@ json stats_json(const std::optional<Stats> &s, json j)
     return j;
 }
 
-json figure_json(const BenchFigure &f)
-{
-    return stats_json(f.stats, {{"label", f.label}, {"unit", f.unit}});
-}
+json figure_json(const BenchFigure &f) { return stats_json(f.stats, {{"label", f.label}, {"unit", f.unit}}); }
 
-json row_json(const BenchRow &row)
-{
+json row_json(const BenchRow &row) {
     json goal = nullptr;
     if (row.goal)
         goal = {{"op", row.goal->op == Goal::Op::at_least ? ">=" : "<="},
@@ -213,15 +182,11 @@ json row_json(const BenchRow &row)
     };
 }
 
-json device_json(const std::optional<DeviceSummary> &d)
-{
-    return d ? device_to_json(*d) : json(nullptr);
-}
+json device_json(const std::optional<DeviceSummary> &d) { return d ? device_to_json(*d) : json(nullptr); }
 
 } // namespace
 
-nlohmann::json bench_to_json(const BenchReport &report)
-{
+nlohmann::json bench_to_json(const BenchReport &report) {
     // The common envelope of every xfer-tool report, with no workflow results.
     Report envelope;
     envelope.tool_version = report.tool_version;
@@ -230,11 +195,9 @@ nlohmann::json bench_to_json(const BenchReport &report)
     json j = report_to_json(envelope);
     j["units"]["us"] = "microseconds";
     json rows = json::array();
-    for (const BenchRow &row : report.rows)
-        rows.push_back(row_json(row));
+    for (const BenchRow &row : report.rows) rows.push_back(row_json(row));
     json counts = json::object();
-    for (const auto &[v, n] : count_verdicts(report))
-        counts[to_string(v)] = n;
+    for (const auto &[v, n] : count_verdicts(report)) counts[to_string(v)] = n;
     j["bench"] = {{"device", device_json(report.device)},
                   {"repeats", report.repeats},
                   {"warmup", report.warmup},

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-#include "bench/bench.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <map>
 #include <ostream>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "bench/bench.hpp"
 
 namespace xfer::tool {
 

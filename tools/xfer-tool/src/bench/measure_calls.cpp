@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // Many calls: the host cost of one small copy, and scattered pieces in one batch call.
-#include "bench/measure_support.hpp"
-#include "bench/measures.hpp"
-
-#include "random_data.hpp"
-#include "units.hpp"
-#include "workflows/workflow_support.hpp"
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 #include <random>
 #include <stdexcept>
+
+#include "bench/measure_support.hpp"
+#include "bench/measures.hpp"
+#include "random_data.hpp"
+#include "units.hpp"
+#include "workflows/workflow_support.hpp"
 
 namespace xfer::tool {
 namespace {
@@ -27,8 +26,7 @@ constexpr std::uint64_t kCallBufferBytes = 64 * 1024;
 } // namespace
 
 void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
-                           std::size_t bytes)
-{
+                           std::size_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     Session &s = *b.session;
     RawPath raw(b);
@@ -39,7 +37,8 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
     const Buffer &a = env.buffer(backend, kCallBufferBytes, 0), &c = env.buffer(backend, kCallBufferBytes, 1);
     const xfer_copy_kind kind = s.shared_view() ? XFER_COPY_DEFAULT : copy_kind(dir);
     void *dst = dir == XFER_TO_DEVICE ? static_cast<void *>(c.device()) : static_cast<void *>(a.host());
-    const void *src = dir == XFER_TO_DEVICE ? static_cast<const void *>(a.host()) : static_cast<const void *>(c.device());
+    const void *src =
+        dir == XFER_TO_DEVICE ? static_cast<const void *>(a.host()) : static_cast<const void *>(c.device());
     const xfer_context ctx = s.context().get();
     const double calls = static_cast<double>(kCallsPerBatch) * kCallBatches;
 
@@ -67,8 +66,7 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
     row.xfer = bench_value("xfer_memcpy_async, host time per call", "us", us.xfer);
     row.reference = bench_value(std::string("raw ") + raw.copy_name() + ", host time per call", "us", us.reference);
     std::vector<double> extra;
-    for (std::size_t i = 0; i < us.xfer.size(); ++i)
-        extra.push_back(us.xfer[i] - us.reference[i]);
+    for (std::size_t i = 0; i < us.xfer.size(); ++i) extra.push_back(us.xfer[i] - us.reference[i]);
     set_ratio(row, "us",
               "xfer us - raw us per call, per pair (" + std::to_string(kCallBatches) + " x " +
                   std::to_string(kCallsPerBatch) + " calls of " + std::to_string(bytes) + " B each)",
@@ -106,8 +104,7 @@ struct Scatter {
     std::vector<std::size_t> host_slots, device_slots;
 };
 
-Scatter make_scatter(std::size_t count, std::uint64_t seed)
-{
+Scatter make_scatter(std::size_t count, std::uint64_t seed) {
     std::mt19937_64 engine(seed);
     auto pick = [&] {
         std::vector<std::size_t> slots(2 * count);
@@ -122,8 +119,7 @@ Scatter make_scatter(std::size_t count, std::uint64_t seed)
     return s;
 }
 
-Pieces scatter_pieces(const Scatter &sc, const Buffer &buf, std::size_t piece, xfer_direction dir)
-{
+Pieces scatter_pieces(const Scatter &sc, const Buffer &buf, std::size_t piece, xfer_direction dir) {
     Pieces p;
     for (std::size_t i = 0; i < sc.host_slots.size(); ++i) {
         unsigned char *h = buf.host() + sc.host_slots[i] * piece;
@@ -139,8 +135,7 @@ Pieces scatter_pieces(const Scatter &sc, const Buffer &buf, std::size_t piece, x
 // the copy, then each destination piece compared with the source piece it came from.
 void verify_scatter(RawPath &raw, const Buffer &buf, const std::vector<unsigned char> &expected, const Scatter &sc,
                     std::size_t piece, xfer_direction dir, const std::string &what, Verifier &v,
-                    const std::function<void()> &run_copy)
-{
+                    const std::function<void()> &run_copy) {
     const std::size_t region = buf.bytes();
     std::vector<unsigned char> dst_view(region);
     if (dir == XFER_TO_DEVICE) {
@@ -170,9 +165,8 @@ void verify_scatter(RawPath &raw, const Buffer &buf, const std::vector<unsigned 
 
 } // namespace
 
-void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
-                   std::size_t count, std::size_t piece, bool coalesced)
-{
+void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir, std::size_t count,
+                   std::size_t piece, bool coalesced) {
     BenchEnv::Backend &b = env.backend(backend);
     Session &s = *b.session;
     RawPath raw(b);
@@ -186,8 +180,8 @@ void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfe
 
     auto batch_once = [&](const std::string &name) {
         return time_on_stream(s, *b.stream, name, "copy", total, [&] {
-            check(xfer_memcpy_batch_async(ctx, pieces.dsts.data(), pieces.srcs.data(), pieces.sizes.data(), count,
-                                          kind, b.stream->get()),
+            check(xfer_memcpy_batch_async(ctx, pieces.dsts.data(), pieces.srcs.data(), pieces.sizes.data(), count, kind,
+                                          b.stream->get()),
                   "xfer_memcpy_batch_async");
         });
     };
@@ -210,10 +204,10 @@ void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfe
     const std::vector<unsigned char> &expected = env.data(2 * total);
     verify_scatter(raw, buf, expected, sc, piece, dir, "xfer_memcpy_batch_async", v, [&] { batch_once("check"); });
     if (coalesced)
-        verify_copy(raw, buf, expected, dir, total, "coalesced copy", v,
-                    [&] { raw.copy(dst0, src0, total, kind); });
+        verify_copy(raw, buf, expected, dir, total, "coalesced copy", v, [&] { raw.copy(dst0, src0, total, kind); });
     else
-        verify_scatter(raw, buf, expected, sc, piece, dir, "raw loop", v, [&] { raw.timed_loop(pieces, kind, "check"); });
+        verify_scatter(raw, buf, expected, sc, piece, dir, "raw loop", v,
+                       [&] { raw.timed_loop(pieces, kind, "check"); });
     row.verification = v.result();
 }
 

@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // Whole-range copies: xfer against the raw call, against another backend, its host time, user
 // (malloc) memory, and managed memory to the host.
+#include <cstring>
+
 #include "bench/measure_support.hpp"
 #include "bench/measures.hpp"
-
 #include "units.hpp"
 #include "workflows/workflow_support.hpp"
-
-#include <cstring>
 
 namespace xfer::tool {
 namespace {
 
-std::string label(const std::string &what, xfer_direction dir, std::uint64_t bytes)
-{
+std::string label(const std::string &what, xfer_direction dir, std::uint64_t bytes) {
     return what + " " + direction_name(dir) + " " + format_size(bytes);
 }
 
@@ -22,23 +20,22 @@ struct Ends {
     void *dst;
     const void *src;
 };
-Ends ends(const Buffer &buf, xfer_direction dir)
-{
+Ends ends(const Buffer &buf, xfer_direction dir) {
     return dir == XFER_TO_DEVICE ? Ends{buf.device(), buf.host()} : Ends{buf.host(), buf.device()};
 }
 
 } // namespace
 
 void measure_copy_vs_raw(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
-                         std::uint64_t bytes)
-{
+                         std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     RawPath raw(b);
     const Buffer &buf = env.buffer(backend, bytes);
     const std::size_t n = buf.bytes();
     const Ends e = ends(buf, dir);
-    const Pairs ms = env.pairs([&] { return xfer_copy_ms(b, buf, dir, n, label("xfer", dir, bytes)); },
-                               [&] { return raw.timed_copy(e.dst, e.src, n, copy_kind(dir), label("raw", dir, bytes)); });
+    const Pairs ms =
+        env.pairs([&] { return xfer_copy_ms(b, buf, dir, n, label("xfer", dir, bytes)); },
+                  [&] { return raw.timed_copy(e.dst, e.src, n, copy_kind(dir), label("raw", dir, bytes)); });
     row.xfer = bench_rate("xfer_copy_async", bytes, ms.xfer);
     row.reference = bench_rate(std::string("raw ") + raw.copy_name(), bytes, ms.reference);
     set_speed_ratio(row, ms, std::string("raw ") + raw.copy_name());
@@ -46,14 +43,12 @@ void measure_copy_vs_raw(BenchEnv &env, BenchRow &row, const std::string &backen
     Verifier v;
     const std::vector<unsigned char> &expected = env.data(bytes);
     verify_copy(raw, buf, expected, dir, n, "xfer_copy_async", v, [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
-    verify_copy(raw, buf, expected, dir, n, raw.copy_name(), v,
-                [&] { raw.copy(e.dst, e.src, n, copy_kind(dir)); });
+    verify_copy(raw, buf, expected, dir, n, raw.copy_name(), v, [&] { raw.copy(e.dst, e.src, n, copy_kind(dir)); });
     row.verification = v.result();
 }
 
-void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
-                             const std::string &reference, xfer_direction dir, std::uint64_t bytes)
-{
+void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
+                             xfer_direction dir, std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend), &r = env.backend(reference);
     const Buffer &buf = env.buffer(backend, bytes), &ref_buf = env.buffer(reference, bytes);
     const std::size_t n = buf.bytes();
@@ -72,8 +67,7 @@ void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &ba
 }
 
 void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
-                             std::uint64_t bytes)
-{
+                             std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     const Buffer &buf = env.buffer(backend, bytes);
     const std::size_t n = buf.bytes();
@@ -85,8 +79,7 @@ void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &ba
         const Clock::time_point t1 = Clock::now();
         b.stream->synchronize();
         const Clock::time_point t2 = Clock::now();
-        if (warmup)
-            return;
+        if (warmup) return;
         call_ms.push_back(ms_between(t0, t1));
         copy_ms.push_back(ms_between(t0, t2));
         share.push_back(ms_between(t0, t1) / ms_between(t0, t2) * 100.0);
@@ -97,12 +90,12 @@ void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &ba
 
     Verifier v;
     RawPath raw(b);
-    verify_copy(raw, buf, env.data(bytes), dir, n, "xfer_copy_async", v, [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
+    verify_copy(raw, buf, env.data(bytes), dir, n, "xfer_copy_async", v,
+                [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
     row.verification = v.result();
 }
 
-void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes)
-{
+void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     RawPath raw(b);
     const Buffer &buf = env.buffer(backend, bytes);
@@ -116,13 +109,14 @@ void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backen
         });
     };
     // Warm-up included: a registration paid once per range is paid there, as in a user's loop.
-    const Pairs ms = env.pairs([&] { return xfer_once(label("xfer malloc", XFER_TO_DEVICE, bytes)); }, [&] {
-        return raw.timed_copy(buf.device(), buf.host(), n, XFER_COPY_HOST_TO_DEVICE,
-                              label("raw buffer host view", XFER_TO_DEVICE, bytes));
-    });
+    const Pairs ms = env.pairs([&] { return xfer_once(label("xfer malloc", XFER_TO_DEVICE, bytes)); },
+                               [&] {
+                                   return raw.timed_copy(buf.device(), buf.host(), n, XFER_COPY_HOST_TO_DEVICE,
+                                                         label("raw buffer host view", XFER_TO_DEVICE, bytes));
+                               });
     row.xfer = bench_rate("xfer_memcpy_async from malloc", bytes, ms.xfer);
-    row.reference = bench_rate(std::string("raw ") + raw.copy_name() + " from the " + backend + " host view", bytes,
-                                ms.reference);
+    row.reference =
+        bench_rate(std::string("raw ") + raw.copy_name() + " from the " + backend + " host view", bytes, ms.reference);
     set_speed_ratio(row, ms, "raw copy from the buffer's host view");
 
     Verifier v;
@@ -133,8 +127,7 @@ void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backen
     row.verification = v.result();
 }
 
-void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes)
-{
+void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     Session &s = *b.session;
     if (!s.migrates())
@@ -164,8 +157,7 @@ void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &ba
     v.bytes("after xfer_copy_async to host", buf.host(), expected.data(), n);
     raw_once("check");
     v.bytes("after cudaMemPrefetchAsync to host", buf.host(), expected.data(), n);
-    if (std::memcmp(buf.host(), expected.data(), n) != 0)
-        std::memcpy(buf.host(), expected.data(), n);
+    if (std::memcmp(buf.host(), expected.data(), n) != 0) std::memcpy(buf.host(), expected.data(), n);
     row.verification = v.result();
 }
 

@@ -2,15 +2,13 @@
 // The overlap workflow's passes (workflows/overlap.hpp) as bench rows.
 #include "bench/measure_support.hpp"
 #include "bench/measures.hpp"
-
 #include "random_data.hpp"
 #include "workflows/overlap.hpp"
 
 namespace xfer::tool {
 
-void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
-                                const std::string &reference, std::uint64_t bytes, int batches, int streams)
-{
+void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
+                                std::uint64_t bytes, int batches, int streams) {
     const std::uint64_t seed = derive_seed(env.options().seed, 5);
     OverlapPasses mine(*env.backend(backend).session, bytes, batches, streams, seed);
     OverlapPasses theirs(*env.backend(reference).session, bytes, batches, streams, seed);
@@ -19,22 +17,19 @@ void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string 
     row.xfer = bench_value("speed-up on " + backend + " (serial / pipelined)", "x", speedup.xfer);
     row.reference = bench_value("speed-up on " + reference, "x", speedup.reference);
     std::vector<double> ratio;
-    for (std::size_t i = 0; i < speedup.xfer.size(); ++i)
-        ratio.push_back(speedup.xfer[i] / speedup.reference[i]);
+    for (std::size_t i = 0; i < speedup.xfer.size(); ++i) ratio.push_back(speedup.xfer[i] / speedup.reference[i]);
     set_ratio(row, "x", backend + " speed-up / " + reference + " speed-up, per pair", ratio);
     row.verification = v.result();
 }
 
 void measure_overlap_efficiency(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes,
-                                int batches, int streams)
-{
+                                int batches, int streams) {
     OverlapPasses passes(*env.backend(backend).session, bytes, batches, streams, derive_seed(env.options().seed, 5));
     Verifier v;
     std::vector<double> pipelined, ideal, efficiency;
     env.repeat([&](bool warmup) {
         const OverlapSample t = passes.run(v);
-        if (warmup)
-            return;
+        if (warmup) return;
         pipelined.push_back(t.pipelined.total_ms);
         ideal.push_back(t.ideal_ms);
         efficiency.push_back(t.efficiency());

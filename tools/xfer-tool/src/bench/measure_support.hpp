@@ -3,18 +3,17 @@
 // verification of one side's copy into a cleared destination.
 #pragma once
 
-#include "bench/bench.hpp"
-#include "bench/bench_env.hpp"
-#include "bench/raw_path.hpp"
-#include "verify.hpp"
-
-#include <xfer/xfer.h>
-
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "bench/bench.hpp"
+#include "bench/bench_env.hpp"
+#include "bench/raw_path.hpp"
+#include "verify.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::tool {
 

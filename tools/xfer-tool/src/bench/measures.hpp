@@ -4,13 +4,12 @@
 // Every side that moves bytes is verified once more, untimed, into a cleared destination.
 #pragma once
 
-#include "bench/bench.hpp"
-#include "bench/bench_env.hpp"
-
-#include <xfer/xfer.h>
-
 #include <cstdint>
 #include <string>
+
+#include "bench/bench.hpp"
+#include "bench/bench_env.hpp"
+#include <xfer/xfer.h>
 
 namespace xfer::tool {
 
@@ -18,8 +17,8 @@ namespace xfer::tool {
 void measure_copy_vs_raw(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                          std::uint64_t bytes);
 // xfer_copy_async on `backend` vs xfer_copy_async on `reference` (the same size and direction).
-void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
-                             const std::string &reference, xfer_direction dir, std::uint64_t bytes);
+void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
+                             xfer_direction dir, std::uint64_t bytes);
 // Host time of the xfer_copy_async call vs the copy's time until the stream has finished.
 void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                              std::uint64_t bytes);
@@ -36,12 +35,12 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
 
 // xfer_memcpy_batch_async of `count` scattered pieces vs the raw loop of single copies
 // (coalesced = false), or vs one raw copy of the same bytes (coalesced = true).
-void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
-                   std::size_t count, std::size_t piece, bool coalesced);
+void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir, std::size_t count,
+                   std::size_t piece, bool coalesced);
 
 // The overlap workflow's speed-up on `backend` vs on `reference`.
-void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
-                                const std::string &reference, std::uint64_t bytes, int batches, int streams);
+void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
+                                std::uint64_t bytes, int batches, int streams);
 // The overlap workflow's pipelined time vs its ideal (efficiency = ideal / pipelined).
 void measure_overlap_efficiency(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes,
                                 int batches, int streams);

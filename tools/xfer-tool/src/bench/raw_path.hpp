@@ -7,12 +7,12 @@
 // throw XferError naming the call.
 #pragma once
 
-#include "bench/bench_env.hpp"
-#include "workflows/raw_copy.hpp"
-
 #include <cstddef>
 #include <string>
 #include <vector>
+
+#include "bench/bench_env.hpp"
+#include "workflows/raw_copy.hpp"
 
 namespace xfer::tool {
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/targets.hpp"
 
-#include "bench/measures.hpp"
-#include "run_options.hpp"
-#include "units.hpp"
-
 #include <fnmatch.h>
 
 #include <algorithm>
 #include <stdexcept>
+
+#include "bench/measures.hpp"
+#include "run_options.hpp"
+#include "units.hpp"
 
 namespace xfer::tool {
 namespace {
@@ -16,26 +16,16 @@ namespace {
 constexpr std::uint64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
 
 // "64KiB": a size as it appears in a target name.
-std::string size_tag(std::uint64_t bytes)
-{
+std::string size_tag(std::uint64_t bytes) {
     std::string s = format_size(bytes);
     s.erase(std::remove(s.begin(), s.end(), ' '), s.end());
     return s;
 }
 
-std::string dir_tag(xfer_direction dir)
-{
-    return dir == XFER_TO_DEVICE ? "h2d" : "d2h";
-}
+std::string dir_tag(xfer_direction dir) { return dir == XFER_TO_DEVICE ? "h2d" : "d2h"; }
 
-Goal at_least(double v)
-{
-    return {Goal::Op::at_least, v, "x"};
-}
-Goal at_most(double v, const char *unit)
-{
-    return {Goal::Op::at_most, v, unit};
-}
+Goal at_least(double v) { return {Goal::Op::at_least, v, "x"}; }
+Goal at_most(double v, const char *unit) { return {Goal::Op::at_most, v, unit}; }
 
 constexpr xfer_direction kDirections[] = {XFER_TO_DEVICE, XFER_TO_HOST};
 
@@ -43,8 +33,7 @@ constexpr xfer_direction kDirections[] = {XFER_TO_DEVICE, XFER_TO_HOST};
 constexpr std::size_t kSmallCopy = 4;
 
 void add_copy_vs_raw(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
-                     std::optional<double> goal, const std::string &origin)
-{
+                     std::optional<double> goal, const std::string &origin) {
     for (xfer_direction dir : kDirections)
         for (std::uint64_t size : sizes)
             t.push_back({backend + "-raw-" + dir_tag(dir) + "-" + size_tag(size), backend,
@@ -54,8 +43,7 @@ void add_copy_vs_raw(std::vector<TargetSpec> &t, const std::string &backend, con
 }
 
 void add_async(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
-               std::optional<double> goal_percent, const std::string &origin)
-{
+               std::optional<double> goal_percent, const std::string &origin) {
     for (xfer_direction dir : kDirections)
         for (std::uint64_t size : sizes)
             t.push_back({backend + "-async-" + dir_tag(dir) + "-" + size_tag(size), backend,
@@ -65,8 +53,7 @@ void add_async(std::vector<TargetSpec> &t, const std::string &backend, const std
 }
 
 void add_overhead(std::vector<TargetSpec> &t, const std::string &backend, std::optional<double> goal_us,
-                  const std::string &origin)
-{
+                  const std::string &origin) {
     for (xfer_direction dir : kDirections)
         t.push_back({backend + "-overhead-" + dir_tag(dir), backend,
                      "host time of a " + std::to_string(kSmallCopy) +
@@ -76,14 +63,14 @@ void add_overhead(std::vector<TargetSpec> &t, const std::string &backend, std::o
 }
 
 void add_batches(std::vector<TargetSpec> &t, const std::string &backend, std::size_t count, std::size_t piece,
-                 std::optional<double> loop_goal, std::optional<double> coalesced_goal, const std::string &origin)
-{
+                 std::optional<double> loop_goal, std::optional<double> coalesced_goal, const std::string &origin) {
     const std::string what = std::to_string(count) + " scattered pieces of " + format_size(piece);
     for (xfer_direction dir : kDirections) {
-        t.push_back({backend + "-batch-loop-" + dir_tag(dir), backend,
-                     "xfer_memcpy_batch_async of " + what + " vs a loop of single raw copies" + origin,
-                     count * piece, loop_goal ? std::optional<Goal>(at_least(*loop_goal)) : std::nullopt,
-                     [=](BenchEnv &env, BenchRow &row) { measure_batch(env, row, backend, dir, count, piece, false); }});
+        t.push_back(
+            {backend + "-batch-loop-" + dir_tag(dir), backend,
+             "xfer_memcpy_batch_async of " + what + " vs a loop of single raw copies" + origin, count * piece,
+             loop_goal ? std::optional<Goal>(at_least(*loop_goal)) : std::nullopt,
+             [=](BenchEnv &env, BenchRow &row) { measure_batch(env, row, backend, dir, count, piece, false); }});
         t.push_back({backend + "-batch-coalesced-" + dir_tag(dir), backend,
                      "xfer_memcpy_batch_async of " + what + " vs one raw copy of the same bytes" + origin,
                      count * piece, coalesced_goal ? std::optional<Goal>(at_least(*coalesced_goal)) : std::nullopt,
@@ -92,8 +79,7 @@ void add_batches(std::vector<TargetSpec> &t, const std::string &backend, std::si
 }
 
 void add_user_memory(std::vector<TargetSpec> &t, const std::string &backend, std::uint64_t size,
-                     std::optional<double> goal, const std::string &origin)
-{
+                     std::optional<double> goal, const std::string &origin) {
     t.push_back({backend + "-malloc-h2d-" + size_tag(size), backend,
                  "repeated xfer_memcpy_async from one malloc'd buffer vs a raw copy from the " + backend +
                      " buffer's host view" + origin,
@@ -102,24 +88,20 @@ void add_user_memory(std::vector<TargetSpec> &t, const std::string &backend, std
 }
 
 void add_overlap_efficiency(std::vector<TargetSpec> &t, const std::string &backend, std::uint64_t size, int batches,
-                            int streams, std::optional<double> goal, const std::string &origin)
-{
+                            int streams, std::optional<double> goal, const std::string &origin) {
     t.push_back({backend + "-overlap", backend,
                  "overlap workflow (" + format_size(size) + ", " + std::to_string(batches) + " batches, " +
                      std::to_string(streams) + " streams): pipelined time vs its ideal" + origin,
-                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
-                 [=](BenchEnv &env, BenchRow &row) {
+                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt, [=](BenchEnv &env, BenchRow &row) {
                      measure_overlap_efficiency(env, row, backend, size, batches, streams);
                  }});
 }
 
-std::vector<TargetSpec> make_cuda_targets()
-{
+std::vector<TargetSpec> make_cuda_targets() {
     const RunOptions workflow_defaults; // overlap and batching as `xfer-tool run` runs them
     const std::vector<std::uint64_t> large = {64 * MiB, 256 * MiB, 1 * GiB};
     std::vector<std::uint64_t> sweep;
-    for (std::uint64_t size = 4 * KiB; size <= 1 * GiB; size *= 4)
-        sweep.push_back(size);
+    for (std::uint64_t size = 4 * KiB; size <= 1 * GiB; size *= 4) sweep.push_back(size);
     const std::string i7 = " (issue 7)", i8 = " (issue 8)";
     std::vector<TargetSpec> t;
 
@@ -143,8 +125,7 @@ std::vector<TargetSpec> make_cuda_targets()
                                                 workflow_defaults.batches, workflow_defaults.streams);
                  }});
     add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
-    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"})
-        add_overhead(t, backend, 0.1, i7);
+    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, i7);
 
     // Issue 8: small copies batched, user memory registered, overlap at the ideal, managed to host.
     for (const char *backend : {"pinned", "pageable"})
@@ -160,8 +141,7 @@ std::vector<TargetSpec> make_cuda_targets()
 }
 
 // The smoke set: every kind of measurement once on the host backend, small enough for CI.
-std::vector<TargetSpec> make_smoke_targets()
-{
+std::vector<TargetSpec> make_smoke_targets() {
     const std::string smoke = " (smoke: no target)";
     std::vector<TargetSpec> t;
     add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
@@ -175,42 +155,35 @@ std::vector<TargetSpec> make_smoke_targets()
 
 } // namespace
 
-const std::vector<TargetSpec> &cuda_targets()
-{
+const std::vector<TargetSpec> &cuda_targets() {
     static const std::vector<TargetSpec> t = make_cuda_targets();
     return t;
 }
 
-const std::vector<TargetSpec> &smoke_targets()
-{
+const std::vector<TargetSpec> &smoke_targets() {
     static const std::vector<TargetSpec> t = make_smoke_targets();
     return t;
 }
 
 namespace {
 
-std::string backends_with_targets()
-{
+std::string backends_with_targets() {
     std::vector<std::string> names;
     for (const auto *table : {&cuda_targets(), &smoke_targets()})
         for (const TargetSpec &t : *table)
-            if (std::find(names.begin(), names.end(), t.backend) == names.end())
-                names.push_back(t.backend);
+            if (std::find(names.begin(), names.end(), t.backend) == names.end()) names.push_back(t.backend);
     std::string text;
-    for (const std::string &n : names)
-        text += (text.empty() ? "" : ", ") + n;
+    for (const std::string &n : names) text += (text.empty() ? "" : ", ") + n;
     return text;
 }
 
 } // namespace
 
 std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &backends,
-                                               const std::vector<std::string> &patterns, bool gpu)
-{
+                                               const std::vector<std::string> &patterns, bool gpu) {
     std::vector<const TargetSpec *> pool;
     auto add_table = [&](const std::vector<TargetSpec> &table) {
-        for (const TargetSpec &t : table)
-            pool.push_back(&t);
+        for (const TargetSpec &t : table) pool.push_back(&t);
     };
     if (!backends.empty() || !patterns.empty()) {
         add_table(cuda_targets());
@@ -223,25 +196,21 @@ std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &b
         for (const std::string &b : backends) {
             const auto before = kept.size();
             for (const TargetSpec *t : pool)
-                if (t->backend == b)
-                    kept.push_back(t);
+                if (t->backend == b) kept.push_back(t);
             if (kept.size() == before)
-                throw std::invalid_argument("no bench target is about backend '" + b + "' (backends with targets: " +
-                                            backends_with_targets() + ")");
+                throw std::invalid_argument("no bench target is about backend '" + b +
+                                            "' (backends with targets: " + backends_with_targets() + ")");
         }
         pool = kept;
     }
-    if (patterns.empty())
-        return pool;
+    if (patterns.empty()) return pool;
     std::vector<const TargetSpec *> out;
     for (const std::string &p : patterns) {
         bool any = false;
         for (const TargetSpec *t : pool) {
-            if (fnmatch(p.c_str(), t->name.c_str(), 0) != 0)
-                continue;
+            if (fnmatch(p.c_str(), t->name.c_str(), 0) != 0) continue;
             any = true;
-            if (std::find(out.begin(), out.end(), t) == out.end())
-                out.push_back(t);
+            if (std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
         }
         if (!any)
             throw std::invalid_argument("no bench target matches '" + p + "'" +
@@ -251,8 +220,7 @@ std::vector<const TargetSpec *> select_targets(const std::vector<std::string> &b
     // Table order, whatever the order of the patterns.
     std::vector<const TargetSpec *> ordered;
     for (const TargetSpec *t : pool)
-        if (std::find(out.begin(), out.end(), t) != out.end())
-            ordered.push_back(t);
+        if (std::find(out.begin(), out.end(), t) != out.end()) ordered.push_back(t);
     return ordered;
 }
 

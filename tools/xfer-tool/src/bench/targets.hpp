@@ -4,13 +4,13 @@
 // Later performance work appends its rows here. Names are stable: scripts select by them.
 #pragma once
 
-#include "bench/bench.hpp"
-#include "bench/bench_env.hpp"
-
 #include <functional>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "bench/bench.hpp"
+#include "bench/bench_env.hpp"
 
 namespace xfer::tool {
 

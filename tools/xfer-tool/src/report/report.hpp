@@ -3,13 +3,13 @@
 // for every workflow: schema/results.schema.json). Units are explicit in all three.
 #pragma once
 
-#include "result.hpp"
-
-#include <nlohmann/json.hpp>
-
 #include <fstream>
 #include <ostream>
 #include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "result.hpp"
 
 namespace xfer::tool {
 

@@ -1,31 +1,26 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/report.hpp"
-#include "units.hpp"
-
 #include <cmath>
 #include <cstdio>
+
+#include "report/report.hpp"
+#include "units.hpp"
 
 namespace xfer::tool {
 namespace {
 
 // RFC 4180: quote fields holding a separator, a quote or a line break; double the quotes.
-std::string field(const std::string &text)
-{
-    if (text.find_first_of(",\"\r\n") == std::string::npos)
-        return text;
+std::string field(const std::string &text) {
+    if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
     std::string quoted = "\"";
     for (char c : text) {
-        if (c == '"')
-            quoted += '"';
+        if (c == '"') quoted += '"';
         quoted += c;
     }
     return quoted + '"';
 }
 
-std::string number(double v)
-{
-    if (!std::isfinite(v))
-        return "";
+std::string number(double v) {
+    if (!std::isfinite(v)) return "";
     char text[64];
     std::snprintf(text, sizeof text, "%.9g", v);
     return text;
@@ -33,15 +28,15 @@ std::string number(double v)
 
 } // namespace
 
-void write_csv_header(std::ostream &out, const Report &report)
-{
+void write_csv_header(std::ostream &out, const Report &report) {
     // The run's metadata as '#' comment lines before the header (pandas: comment='#'); the
     // columns stay one row per figure.
     const RunInfo &run = report.run;
     out << "# xfer-tool " << report.tool_version << ", libxfer " << report.library_version << ", commit "
         << (run.commit.empty() ? "unknown" : run.commit) << "\n";
     out << "# time: " << run.time << "\n# host: " << run.host << "\n# command: " << run.command_line << "\n";
-    out << "# cpu: " << run.cpu_model << (run.cpu_numa_node >= 0 ? ", NUMA node " + std::to_string(run.cpu_numa_node) : "")
+    out << "# cpu: " << run.cpu_model
+        << (run.cpu_numa_node >= 0 ? ", NUMA node " + std::to_string(run.cpu_numa_node) : "")
         << "\n# seed: " << run.seed << "\n";
     for (const ConfigValue &c : run.config)
         out << "# config: " << (c.section.empty() ? "" : c.section + ".") << c.name << " = " << c.value
@@ -51,8 +46,7 @@ void write_csv_header(std::ostream &out, const Report &report)
            "bytes,size,min,median,max,mean,stddev,samples,verification,note\n";
 }
 
-void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r)
-{
+void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r) {
     const std::string prefix = field(report.tool_version) + "," + field(report.library_version) + "," +
                                field(r.backend) + "," + field(r.device.name) + "," + field(r.device.pcie_link) + "," +
                                field(r.device.driver_version) + "," + field(r.device.runtime_version) + "," +
@@ -68,17 +62,14 @@ void write_csv_result(std::ostream &out, const Report &report, const WorkflowRes
             out << ",,,,,0";
         out << "," << verification << "," << field(f.note) << "\n";
     }
-    if (!r.error.empty())
-        out << prefix << ",,0,,,,,,,0," << verification << "," << field(r.error) << "\n";
+    if (!r.error.empty()) out << prefix << ",,0,,,,,,,0," << verification << "," << field(r.error) << "\n";
     if (r.verification.state == Verification::State::failed)
         out << prefix << "verification,,0,,,,,,,0,failed," << field(r.verification.detail) << "\n";
 }
 
-void write_csv(std::ostream &out, const Report &report)
-{
+void write_csv(std::ostream &out, const Report &report) {
     write_csv_header(out, report);
-    for (const WorkflowResult &r : report.results)
-        write_csv_result(out, report, r);
+    for (const WorkflowResult &r : report.results) write_csv_result(out, report, r);
 }
 
 } // namespace xfer::tool

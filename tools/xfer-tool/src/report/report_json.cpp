@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "report/report.hpp"
-
 #include <cmath>
 #include <stdexcept>
+
+#include "report/report.hpp"
 
 namespace xfer::tool {
 namespace {
@@ -11,13 +11,9 @@ using nlohmann::json;
 
 constexpr const char *kSchemaId = "xfer-tool-results/1";
 
-json number_or_null(double v)
-{
-    return std::isfinite(v) ? json(v) : json(nullptr);
-}
+json number_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
-json figure_to_json(const Figure &f, bool with_samples)
-{
+json figure_to_json(const Figure &f, bool with_samples) {
     json j = {{"name", f.name}, {"unit", f.unit}, {"bytes", f.bytes}, {"note", f.note}};
     if (f.stats) {
         j["min"] = number_or_null(f.stats->min);
@@ -28,8 +24,7 @@ json figure_to_json(const Figure &f, bool with_samples)
         j["samples"] = f.stats->samples;
         if (with_samples) {
             json values = json::array();
-            for (double v : f.stats->values)
-                values.push_back(number_or_null(v));
+            for (double v : f.stats->values) values.push_back(number_or_null(v));
             j["values"] = values;
         }
     } else {
@@ -39,18 +34,11 @@ json figure_to_json(const Figure &f, bool with_samples)
     return j;
 }
 
-json text_or_null(const std::string &text)
-{
-    return text.empty() ? json(nullptr) : json(text);
-}
+json text_or_null(const std::string &text) { return text.empty() ? json(nullptr) : json(text); }
 
-json node_or_null(int node)
-{
-    return node >= 0 ? json(node) : json(nullptr);
-}
+json node_or_null(int node) { return node >= 0 ? json(node) : json(nullptr); }
 
-json run_to_json(const RunInfo &run)
-{
+json run_to_json(const RunInfo &run) {
     json config = json::array();
     for (const ConfigValue &c : run.config)
         config.push_back({{"section", c.section}, {"name", c.name}, {"value", c.value}, {"source", c.source}});
@@ -65,8 +53,7 @@ json run_to_json(const RunInfo &run)
 
 } // namespace
 
-json device_to_json(const DeviceSummary &d)
-{
+json device_to_json(const DeviceSummary &d) {
     return {{"name", d.name},
             {"kind", d.kind},
             {"ordinal", d.ordinal},
@@ -80,14 +67,11 @@ json device_to_json(const DeviceSummary &d)
 
 namespace {
 
-json result_to_json(const WorkflowResult &r, bool with_samples)
-{
+json result_to_json(const WorkflowResult &r, bool with_samples) {
     json params = json::object();
-    for (const Parameter &p : r.parameters)
-        params[p.name] = p.value ? json(*p.value) : json(p.text);
+    for (const Parameter &p : r.parameters) params[p.name] = p.value ? json(*p.value) : json(p.text);
     json figures = json::array();
-    for (const Figure &f : r.figures)
-        figures.push_back(figure_to_json(f, with_samples));
+    for (const Figure &f : r.figures) figures.push_back(figure_to_json(f, with_samples));
     return {
         {"workflow", r.workflow},
         {"backend", r.backend},
@@ -102,26 +86,21 @@ json result_to_json(const WorkflowResult &r, bool with_samples)
     };
 }
 
-const json &require(const json &j, const char *key, const std::string &where)
-{
-    if (!j.is_object() || !j.contains(key))
-        throw std::runtime_error(where + " has no \"" + key + "\"");
+const json &require(const json &j, const char *key, const std::string &where) {
+    if (!j.is_object() || !j.contains(key)) throw std::runtime_error(where + " has no \"" + key + "\"");
     return j.at(key);
 }
 
-double number_at(const json &j, const char *key)
-{
+double number_at(const json &j, const char *key) {
     const json &v = j.at(key);
     return v.is_number() ? v.get<double>() : std::nan("");
 }
 
 } // namespace
 
-json report_to_json(const Report &report, bool with_samples)
-{
+json report_to_json(const Report &report, bool with_samples) {
     json results = json::array();
-    for (const WorkflowResult &r : report.results)
-        results.push_back(result_to_json(r, with_samples));
+    for (const WorkflowResult &r : report.results) results.push_back(result_to_json(r, with_samples));
     json j = {
         {"schema", kSchemaId},
         {"tool",
@@ -149,8 +128,7 @@ json report_to_json(const Report &report, bool with_samples)
     return j;
 }
 
-Report report_from_json(const json &j)
-{
+Report report_from_json(const json &j) {
     if (!j.is_object() || j.value("schema", "") != kSchemaId)
         throw std::runtime_error(std::string("not an xfer-tool results file (\"schema\" is not \"") + kSchemaId +
                                  "\"): write one with --format json");
@@ -166,8 +144,7 @@ Report report_from_json(const json &j)
         report.run.command_line = run.value("command_line", "");
         if (run.contains("cpu_model") && run["cpu_model"].is_string())
             report.run.cpu_model = run["cpu_model"].get<std::string>();
-        if (run.contains("seed") && run["seed"].is_string())
-            report.run.seed = run["seed"].get<std::string>();
+        if (run.contains("seed") && run["seed"].is_string()) report.run.seed = run["seed"].get<std::string>();
     }
     for (const json &jr : require(j, "results", "the file")) {
         WorkflowResult r;
@@ -193,10 +170,8 @@ Report report_from_json(const json &j)
                 f.stats = Stats{number_at(jf, "min"), number_at(jf, "median"), number_at(jf, "max"),
                                 jf.value("samples", std::size_t{0})};
                 // Reports written before mean / stddev existed leave them NaN (unknown).
-                if (jf.contains("mean"))
-                    f.stats->mean = number_at(jf, "mean");
-                if (jf.contains("stddev"))
-                    f.stats->stddev = number_at(jf, "stddev");
+                if (jf.contains("mean")) f.stats->mean = number_at(jf, "mean");
+                if (jf.contains("stddev")) f.stats->stddev = number_at(jf, "stddev");
                 if (jf.contains("values") && jf["values"].is_array())
                     for (const json &v : jf["values"])
                         f.stats->values.push_back(v.is_number() ? v.get<double>() : std::nan(""));
@@ -209,8 +184,7 @@ Report report_from_json(const json &j)
                                : status == "failed" ? Verification::State::failed
                                                     : Verification::State::not_run;
         r.verification.detail = ver.value("detail", "");
-        if (jr.contains("error") && jr["error"].is_string())
-            r.error = jr["error"].get<std::string>();
+        if (jr.contains("error") && jr["error"].is_string()) r.error = jr["error"].get<std::string>();
         report.results.push_back(std::move(r));
     }
     if (j.contains("recommendations") && j["recommendations"].is_array())

@@ -1,50 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "compare.hpp"
-#include "report/report.hpp"
-
 #include <cerrno>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
 
+#include "compare.hpp"
+#include "report/report.hpp"
+
 namespace xfer::tool {
 
-int failed_checks(const Report &report)
-{
+int failed_checks(const Report &report) {
     int failed = 0;
     for (const WorkflowResult &r : report.results)
-        if (!r.error.empty() || r.verification.state == Verification::State::failed)
-            ++failed;
+        if (!r.error.empty() || r.verification.state == Verification::State::failed) ++failed;
     return failed;
 }
 
-std::string verdict_line(const Report &report)
-{
+std::string verdict_line(const Report &report) {
     const int failed = failed_checks(report);
     return failed == 0 ? "PASS" : "FAIL (" + std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed)";
 }
 
 ReportStream::ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples)
-    : format_(format), output_(output), style_(style), with_samples_(with_samples)
-{
+    : format_(format), output_(output), style_(style), with_samples_(with_samples) {
     if (format != "table" && format != "csv" && format != "json")
         throw std::invalid_argument("unknown report format '" + format + "' (use table, csv or json)");
     if (!output.empty()) {
         errno = 0;
         file_.open(output);
         if (!file_)
-            throw std::runtime_error("cannot open '" + output + "' for writing: " +
-                                     (errno ? std::strerror(errno) : "unknown reason"));
+            throw std::runtime_error("cannot open '" + output +
+                                     "' for writing: " + (errno ? std::strerror(errno) : "unknown reason"));
     }
 }
 
-std::ostream &ReportStream::out()
-{
-    return output_.empty() ? std::cout : static_cast<std::ostream &>(file_);
-}
+std::ostream &ReportStream::out() { return output_.empty() ? std::cout : static_cast<std::ostream &>(file_); }
 
-void ReportStream::begin(const Report &report)
-{
+void ReportStream::begin(const Report &report) {
     if (format_ == "table")
         write_table_header(out(), report);
     else if (format_ == "csv")
@@ -52,8 +44,7 @@ void ReportStream::begin(const Report &report)
     out().flush();
 }
 
-void ReportStream::add(const Report &report, const WorkflowResult &r)
-{
+void ReportStream::add(const Report &report, const WorkflowResult &r) {
     if (format_ == "table")
         write_table_result(out(), r, style_);
     else if (format_ == "csv")
@@ -61,26 +52,21 @@ void ReportStream::add(const Report &report, const WorkflowResult &r)
     out().flush();
 }
 
-void ReportStream::finish(const Report &report)
-{
+void ReportStream::finish(const Report &report) {
     if (format_ == "table") {
-        if (!report.recommendations.empty())
-            write_comparison(out(), report);
+        if (!report.recommendations.empty()) write_comparison(out(), report);
         out() << verdict_line(report) << '\n';
     } else if (format_ == "json") {
         out() << report_to_json(report, with_samples_).dump(2) << '\n';
     }
     out().flush();
-    if (!out())
-        throw std::runtime_error("cannot write the report to '" + (output_.empty() ? "stdout" : output_) + "'");
+    if (!out()) throw std::runtime_error("cannot write the report to '" + (output_.empty() ? "stdout" : output_) + "'");
 }
 
-void write_report(const Report &report, const std::string &format, const std::string &output)
-{
+void write_report(const Report &report, const std::string &format, const std::string &output) {
     ReportStream stream(format, output, TableStyle::compact, false);
     stream.begin(report);
-    for (const WorkflowResult &r : report.results)
-        stream.add(report, r);
+    for (const WorkflowResult &r : report.results) stream.add(report, r);
     stream.finish(report);
 }
 

@@ -1,44 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "compare.hpp"
 #include "report/report.hpp"
 #include "side_by_side.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
 
-#include <algorithm>
-#include <map>
-#include <set>
-
 namespace xfer::tool {
 
 const char *const kUnitsLegend =
     "Units: ms = milliseconds; GB/s = 10^9 bytes/s; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes.";
 
-std::string link_or_na(const DeviceSummary &d)
-{
-    return d.pcie_link.empty() ? "n/a" : d.pcie_link;
-}
+std::string link_or_na(const DeviceSummary &d) { return d.pcie_link.empty() ? "n/a" : d.pcie_link; }
 
 namespace {
 
-std::string device_line(const DeviceSummary &d)
-{
+std::string device_line(const DeviceSummary &d) {
     std::string text = d.name + " (device " + std::to_string(d.ordinal) + ", PCIe link " + link_or_na(d);
-    if (!d.driver_version.empty())
-        text += ", driver " + d.driver_version;
-    if (!d.runtime_version.empty())
-        text += ", runtime " + d.runtime_version;
-    if (d.numa_node >= 0)
-        text += ", NUMA node " + std::to_string(d.numa_node);
-    if (d.buffer_numa_node >= 0)
-        text += ", host buffers on node " + std::to_string(d.buffer_numa_node);
+    if (!d.driver_version.empty()) text += ", driver " + d.driver_version;
+    if (!d.runtime_version.empty()) text += ", runtime " + d.runtime_version;
+    if (d.numa_node >= 0) text += ", NUMA node " + std::to_string(d.numa_node);
+    if (d.buffer_numa_node >= 0) text += ", host buffers on node " + std::to_string(d.buffer_numa_node);
     return text + ")";
 }
 
-void write_verification(std::ostream &out, const WorkflowResult &r)
-{
-    if (!r.error.empty())
-        out << "   ERROR: " << r.error << '\n';
+void write_verification(std::ostream &out, const WorkflowResult &r) {
+    if (!r.error.empty()) out << "   ERROR: " << r.error << '\n';
     switch (r.verification.state) {
     case Verification::State::passed:
         out << "   verification: passed (" << r.verification.detail << ")\n";
@@ -52,8 +42,7 @@ void write_verification(std::ostream &out, const WorkflowResult &r)
     }
 }
 
-void write_long(std::ostream &out, const WorkflowResult &r)
-{
+void write_long(std::ostream &out, const WorkflowResult &r) {
     TextTable table({{"figure"},
                      {"size", TextTable::Align::right},
                      {"unit"},
@@ -72,14 +61,12 @@ void write_long(std::ostream &out, const WorkflowResult &r)
         else
             table.add_row({f.name, size, f.unit, "-", "-", "-", "-", "-", f.note});
     }
-    if (!table.empty())
-        table.print(out, "   ");
+    if (!table.empty()) table.print(out, "   ");
 }
 
 // Bandwidth, compact: one row per size; per direction xfer's GB/s, the raw call's and the
 // ratio side by side (medians); each note once below the table instead of on every row.
-void write_bandwidth_compact(std::ostream &out, const WorkflowResult &r)
-{
+void write_bandwidth_compact(std::ostream &out, const WorkflowResult &r) {
     struct Column {
         std::string figure, unit, header;
     };
@@ -98,22 +85,17 @@ void write_bandwidth_compact(std::ostream &out, const WorkflowResult &r)
         sizes.insert(f.bytes);
     }
     for (const Column &c : candidates)
-        if (cells.count({c.figure, c.unit}))
-            columns.push_back(c);
+        if (cells.count({c.figure, c.unit})) columns.push_back(c);
     std::vector<TextTable::Column> headers = {{"size", TextTable::Align::right}};
-    for (const Column &c : columns)
-        headers.push_back({c.header, TextTable::Align::right});
+    for (const Column &c : columns) headers.push_back({c.header, TextTable::Align::right});
     TextTable table(headers);
     // note text -> the columns it belongs to, so a note shared by columns prints once
     std::vector<std::pair<std::string, std::vector<std::string>>> notes;
     auto note = [&](const std::string &who, const std::string &text) {
-        if (text.empty())
-            return;
+        if (text.empty()) return;
         auto it = std::find_if(notes.begin(), notes.end(), [&](const auto &n) { return n.first == text; });
-        if (it == notes.end())
-            it = notes.insert(notes.end(), {text, {}});
-        if (std::find(it->second.begin(), it->second.end(), who) == it->second.end())
-            it->second.push_back(who);
+        if (it == notes.end()) it = notes.insert(notes.end(), {text, {}});
+        if (std::find(it->second.begin(), it->second.end(), who) == it->second.end()) it->second.push_back(who);
     };
     for (std::uint64_t size : sizes) {
         std::vector<std::string> row = {format_size(size)};
@@ -121,8 +103,7 @@ void write_bandwidth_compact(std::ostream &out, const WorkflowResult &r)
             auto it = cells[{c.figure, c.unit}].find(size);
             const Figure *f = it == cells[{c.figure, c.unit}].end() ? nullptr : it->second;
             row.push_back(!f ? "" : f->stats ? format_value(f->stats->median) : "n/a");
-            if (f)
-                note(c.header, f->note);
+            if (f) note(c.header, f->note);
         }
         table.add_row(row);
     }
@@ -130,16 +111,14 @@ void write_bandwidth_compact(std::ostream &out, const WorkflowResult &r)
     table.print(out, "   ");
     for (const auto &[text, who] : notes) {
         std::string names;
-        for (const std::string &w : who)
-            names += (names.empty() ? "" : ", ") + w;
+        for (const std::string &w : who) names += (names.empty() ? "" : ", ") + w;
         out << "   note " << names << ": " << text << '\n';
     }
 }
 
 } // namespace
 
-void write_table_header(std::ostream &out, const Report &report)
-{
+void write_table_header(std::ostream &out, const Report &report) {
     const RunInfo &run = report.run;
     out << "xfer-tool " << report.tool_version << " (libxfer " << report.library_version << ", commit "
         << (run.commit.empty() ? "unknown" : run.commit) << ")\n";
@@ -154,15 +133,12 @@ void write_table_header(std::ostream &out, const Report &report)
         if (c.section != "xfer-tool")
             config += " " + (c.section.empty() ? "" : c.section + ".") + c.name + "=" + c.value +
                       (c.source == "default" || c.source.empty() ? "" : " (" + c.source + ")");
-    if (!config.empty())
-        out << "config" << config << '\n';
-    if (!run.seed.empty())
-        out << "seed " << run.seed << '\n';
+    if (!config.empty()) out << "config" << config << '\n';
+    if (!run.seed.empty()) out << "seed " << run.seed << '\n';
     out << kUnitsLegend << "\n\n";
 }
 
-void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle style)
-{
+void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle style) {
     out << "== " << r.workflow << " on " << r.backend << ": ";
     if (r.device.name.empty())
         out << "(backend not opened)\n";
@@ -182,13 +158,10 @@ void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle s
     out << '\n';
 }
 
-void write_table(std::ostream &out, const Report &report, TableStyle style)
-{
+void write_table(std::ostream &out, const Report &report, TableStyle style) {
     write_table_header(out, report);
-    for (const WorkflowResult &r : report.results)
-        write_table_result(out, r, style);
-    if (!report.recommendations.empty())
-        write_comparison(out, report);
+    for (const WorkflowResult &r : report.results) write_table_result(out, r, style);
+    if (!report.recommendations.empty()) write_comparison(out, report);
     out << verdict_line(report) << '\n';
 }
 

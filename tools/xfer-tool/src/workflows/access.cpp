@@ -7,13 +7,13 @@
 // kernel; the copy is timed separately and counted in "read once"); managed: on the host at
 // the start of every repeat, so the kernel pays on-demand page migration; zero-copy: in host
 // memory, read over the bus by every access.
+#include <vector>
+
 #include "random_data.hpp"
 #include "units.hpp"
-#include "xfer_tool_kernels.h"
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
-
-#include <vector>
+#include "xfer_tool_kernels.h"
 
 namespace xfer::tool {
 namespace {
@@ -23,8 +23,7 @@ struct PatternFigures {
 };
 
 PatternFigures measure(WorkflowRun &run, const Buffer &in, const Buffer &out, const Stream &stream, std::size_t n,
-                       std::size_t stride, const std::string &label, Verifier &verifier)
-{
+                       std::size_t stride, const std::string &label, Verifier &verifier) {
     Session &s = run.session;
     PatternFigures f;
     clear_buffer(s, out, stream);
@@ -56,16 +55,14 @@ PatternFigures measure(WorkflowRun &run, const Buffer &in, const Buffer &out, co
     });
     fetch_to_host(s, out, stream);
     const float *src = in.host<float>();
-    verifier.floats_generated(label + " read result", out.host<float>(), n, [=](std::size_t i) {
-        return src[xfer_tool_gather_index(i, n, stride)] + 1.0f;
-    });
+    verifier.floats_generated(label + " read result", out.host<float>(), n,
+                              [=](std::size_t i) { return src[xfer_tool_gather_index(i, n, stride)] + 1.0f; });
     return f;
 }
 
 } // namespace
 
-void run_access(WorkflowRun &run)
-{
+void run_access(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -75,9 +72,10 @@ void run_access(WorkflowRun &run)
     add_size_param(r, "size", bytes);
     add_count_param(r, "elements", n);
     add_count_param(r, "stride", stride);
-    add_text_param(r, "input starts", s.no_copy()    ? "in host memory (mapped)"
-                                      : s.migrates() ? "on the host (managed pages migrate on access)"
-                                                     : "on the host, copied to device memory");
+    add_text_param(r, "input starts",
+                   s.no_copy()    ? "in host memory (mapped)"
+                   : s.migrates() ? "on the host (managed pages migrate on access)"
+                                  : "on the host, copied to device memory");
     add_common_params(r, o);
 
     Buffer in(s.context(), bytes), out(s.context(), bytes);
@@ -104,9 +102,9 @@ void run_access(WorkflowRun &run)
     r.figures.push_back(rate_figure("strided kernel", 2 * bytes, strided.kernel_ms, "bytes read + written"));
     r.figures.back().bytes = bytes;
     r.figures.push_back(value_figure("strided slowdown", "x", slowdown, "strided / coalesced kernel time"));
-    r.figures.push_back(time_figure("read once", coalesced.read_once_ms, bytes,
-                                    s.shared_view() ? "the coalesced kernel on data where it starts"
-                                                    : "h2d copy + coalesced kernel"));
+    r.figures.push_back(
+        time_figure("read once", coalesced.read_once_ms, bytes,
+                    s.shared_view() ? "the coalesced kernel on data where it starts" : "h2d copy + coalesced kernel"));
 }
 
 } // namespace xfer::tool

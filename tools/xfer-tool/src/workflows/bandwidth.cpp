@@ -10,6 +10,10 @@
 // without a number rather than a fake rate (the time of the ordering-only call is still
 // shown), and it has no raw equivalent (n/a); on managed memory each timed prefetch, xfer's
 // and the raw one, starts with the pages on the other side.
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
 #include "random_data.hpp"
 #include "side_by_side.hpp"
 #include "units.hpp"
@@ -17,20 +21,14 @@
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
 
-#include <algorithm>
-#include <cstring>
-#include <optional>
-
 namespace xfer::tool {
 namespace {
 
 // GB/s and time of one direction at one size; `moved` counts both directions when bidirectional.
 void add_rows(std::vector<Figure> &rows, const Session &s, const std::string &name, std::uint64_t moved,
-              std::uint64_t size, const std::vector<double> &ms)
-{
+              std::uint64_t size, const std::vector<double> &ms) {
     std::string note = copy_note(s);
-    if (moved != size)
-        note = "counts the bytes of both directions" + (note.empty() ? "" : "; " + note);
+    if (moved != size) note = "counts the bytes of both directions" + (note.empty() ? "" : "; " + note);
     if (s.no_copy())
         rows.push_back(absent_figure(name, "GB/s", size, "no copy (mapped)"));
     else
@@ -47,8 +45,7 @@ struct SideBySide {
 // stream, each starting from the same page placement. Which goes first alternates, so neither
 // always inherits the other's cache and TLB state.
 SideBySide time_side_by_side(Session &s, const RunOptions &o, const Buffer &buf, xfer_direction dir, RawCall raw,
-                             const Stream &s1, const Stream &raw_stream, const std::string &label)
-{
+                             const Stream &s1, const Stream &raw_stream, const std::string &label) {
     SideBySide out;
     int turn = 0;
     run_repeats(o, [&](bool warmup) {
@@ -66,13 +63,10 @@ SideBySide time_side_by_side(Session &s, const RunOptions &o, const Buffer &buf,
         const bool raw_first = with_raw && turn++ % 2 == 1;
         double raw_ms = raw_first ? raw_once() : 0.0;
         const double xfer_ms = xfer_once();
-        if (with_raw && !raw_first)
-            raw_ms = raw_once();
-        if (warmup)
-            return;
+        if (with_raw && !raw_first) raw_ms = raw_once();
+        if (warmup) return;
         out.xfer_ms.push_back(xfer_ms);
-        if (with_raw)
-            out.raw_ms.push_back(raw_ms);
+        if (with_raw) out.raw_ms.push_back(raw_ms);
     });
     return out;
 }
@@ -80,33 +74,27 @@ SideBySide time_side_by_side(Session &s, const RunOptions &o, const Buffer &buf,
 // Rows of one direction, grouped so each reads as a curve over the sizes.
 struct DirectionRows {
     std::vector<Figure> xfer, raw, ratio;
-    void add_side_by_side(const std::string &direction, std::uint64_t size, const SideBySide &t, RawCall raw_call)
-    {
+    void add_side_by_side(const std::string &direction, std::uint64_t size, const SideBySide &t, RawCall raw_call) {
         std::optional<std::vector<double>> raw_ms;
-        if (raw_call != RawCall::none)
-            raw_ms = t.raw_ms;
+        if (raw_call != RawCall::none) raw_ms = t.raw_ms;
         std::vector<Figure> f = side_by_side_figures(direction, size, t.xfer_ms, raw_ms, raw_call_text(raw_call));
         raw.push_back(f.at(0));
         ratio.push_back(f.at(1));
     }
-    void append_to(std::vector<Figure> &figures) const
-    {
-        for (const auto *rows : {&xfer, &raw, &ratio})
-            figures.insert(figures.end(), rows->begin(), rows->end());
+    void append_to(std::vector<Figure> &figures) const {
+        for (const auto *rows : {&xfer, &raw, &ratio}) figures.insert(figures.end(), rows->begin(), rows->end());
     }
 };
 
 } // namespace
 
-void run_bandwidth(WorkflowRun &run)
-{
+void run_bandwidth(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::vector<std::uint64_t> sizes = o.sizes.empty() ? default_sweep_sizes() : o.sizes;
     std::string list;
-    for (std::uint64_t size : sizes)
-        list += (list.empty() ? "" : ",") + format_size(size);
+    for (std::uint64_t size : sizes) list += (list.empty() ? "" : ",") + format_size(size);
     add_text_param(r, "sizes", list);
     add_common_params(r, o);
 
@@ -126,8 +114,7 @@ void run_bandwidth(WorkflowRun &run)
     const bool do_h2d = o.has_direction("h2d"), do_d2h = o.has_direction("d2h"), do_bidir = o.has_direction("bidir");
     add_text_param(r, "directions", [&] {
         std::string text;
-        for (const std::string &d : o.directions)
-            text += (text.empty() ? "" : ",") + d;
+        for (const std::string &d : o.directions) text += (text.empty() ? "" : ",") + d;
         return text;
     }());
     for (std::uint64_t size64 : sizes) {
@@ -138,8 +125,7 @@ void run_bandwidth(WorkflowRun &run)
         // the peak is what the largest size needs: one or two buffers of it, both views.
         Buffer a(s.context(), size);
         std::optional<Buffer> b;
-        if (do_bidir)
-            b.emplace(s.context(), size);
+        if (do_bidir) b.emplace(s.context(), size);
         const std::uint64_t seed_a = derive_seed(o.seed, 100 + size64), seed_b = derive_seed(o.seed, 200 + size64);
         RandomData(seed_a).fill_bytes(a.host(), size);
         if (b) {
@@ -179,8 +165,7 @@ void run_bandwidth(WorkflowRun &run)
         // The device views must hold their inputs: clear the host views and fetch them.
         if (!s.shared_view()) {
             std::memset(a.host(), 0, size);
-            if (b)
-                std::memset(b->host(), 0, size);
+            if (b) std::memset(b->host(), 0, size);
         }
         fetch_to_host(s, a, s1);
         verifier.bytes_from_seed("buffer a (" + sz + ")", a.host(), size, seed_a);

@@ -7,15 +7,15 @@
 // managed and zero-copy, where the views are one memory, the copy still moves bytes).
 // Trace: the single copies of one repeat show as one span; an event pair around each of
 // thousands of 4 KiB copies would cost about as much as the copies being measured.
-#include "random_data.hpp"
-#include "units.hpp"
-#include "workflows/workflow.hpp"
-#include "workflows/workflow_support.hpp"
-
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
 #include <vector>
+
+#include "random_data.hpp"
+#include "units.hpp"
+#include "workflows/workflow.hpp"
+#include "workflows/workflow_support.hpp"
 
 namespace xfer::tool {
 namespace {
@@ -26,8 +26,7 @@ struct MethodFigures {
 
 } // namespace
 
-void run_batching(WorkflowRun &run)
-{
+void run_batching(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -110,8 +109,8 @@ void run_batching(WorkflowRun &run)
 
         r.figures.push_back(time_figure(m.name, f.device_ms, bytes, "from the first copy's start to the last's end"));
         r.figures.push_back(rate_figure(m.name, bytes, f.device_ms));
-        r.figures.push_back(time_figure(std::string(m.name) + " (host issue)", f.issue_ms, bytes,
-                                        "host time spent in the call(s)"));
+        r.figures.push_back(
+            time_figure(std::string(m.name) + " (host issue)", f.issue_ms, bytes, "host time spent in the call(s)"));
     }
     r.verification = verifier.result();
 }

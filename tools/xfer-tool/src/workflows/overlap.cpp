@@ -6,16 +6,16 @@
 // run's per-stage medians) divided by the measured pipelined time.
 #include "workflows/overlap.hpp"
 
-#include "random_data.hpp"
-#include "units.hpp"
-#include "workflows/workflow.hpp"
-#include "workflows/workflow_support.hpp"
-
 #include <algorithm>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <vector>
+
+#include "random_data.hpp"
+#include "units.hpp"
+#include "workflows/workflow.hpp"
+#include "workflows/workflow_support.hpp"
 
 namespace xfer::tool {
 namespace {
@@ -28,8 +28,7 @@ struct BatchSpans {
 
 // Queues every batch (batch i on streams[i % streams.size()]), waits, and times the pass.
 PassTimes run_pass(Session &s, const Buffer &buf, const std::vector<std::unique_ptr<Stream>> &streams,
-                   std::size_t batches, std::size_t batch_elems, const std::string &tag)
-{
+                   std::size_t batches, std::size_t batch_elems, const std::string &tag) {
     const std::size_t batch_bytes = batch_elems * sizeof(float);
     std::vector<BatchSpans> spans(batches);
     for (std::size_t i = 0; i < batches; ++i) {
@@ -42,8 +41,7 @@ PassTimes run_pass(Session &s, const Buffer &buf, const std::vector<std::unique_
         s.timeline().end(spans[i].kernel);
         spans[i].out = queue_copy(s, buf, XFER_TO_HOST, off, batch_bytes, st, id + " out");
     }
-    for (const auto &st : streams)
-        st->synchronize();
+    for (const auto &st : streams) st->synchronize();
     PassTimes t;
     double first = 0, last = 0;
     for (std::size_t i = 0; i < batches; ++i) {
@@ -60,10 +58,8 @@ PassTimes run_pass(Session &s, const Buffer &buf, const std::vector<std::unique_
     return t;
 }
 
-std::size_t checked_batches(int batches)
-{
-    if (batches < 1)
-        throw std::invalid_argument("overlap: batches must be at least 1, not " + std::to_string(batches));
+std::size_t checked_batches(int batches) {
+    if (batches < 1) throw std::invalid_argument("overlap: batches must be at least 1, not " + std::to_string(batches));
     return static_cast<std::size_t>(batches);
 }
 
@@ -71,10 +67,8 @@ std::size_t checked_batches(int batches)
 
 OverlapPasses::OverlapPasses(Session &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed)
     : s_(s), batches_(checked_batches(batches)), batch_elems_(float_count(bytes / batches_, "--size / --batches")),
-      n_(batch_elems_ * batches_), buf_(s.context(), n_ * sizeof(float)), input_(n_), expected_(n_)
-{
-    if (streams < 1)
-        throw std::invalid_argument("overlap: streams must be at least 1, not " + std::to_string(streams));
+      n_(batch_elems_ * batches_), buf_(s.context(), n_ * sizeof(float)), input_(n_), expected_(n_) {
+    if (streams < 1) throw std::invalid_argument("overlap: streams must be at least 1, not " + std::to_string(streams));
     serial_.push_back(std::make_unique<Stream>(s.context()));
     s.timeline().name_stream(*serial_[0], "serial stream");
     for (int i = 0; i < streams; ++i) {
@@ -82,12 +76,10 @@ OverlapPasses::OverlapPasses(Session &s, std::uint64_t bytes, int batches, int s
         s.timeline().name_stream(*pipelined_.back(), "stream " + std::to_string(i + 1));
     }
     RandomData(seed).fill_floats(input_.data(), n_);
-    for (std::size_t i = 0; i < n_; ++i)
-        expected_[i] = input_[i] * kFactor;
+    for (std::size_t i = 0; i < n_; ++i) expected_[i] = input_[i] * kFactor;
 }
 
-OverlapSample OverlapPasses::run(Verifier &verifier)
-{
+OverlapSample OverlapPasses::run(Verifier &verifier) {
     OverlapSample out;
     // Every pass starts from the input on the host (for managed memory: pages on the host).
     std::memcpy(buf_.host(), input_.data(), bytes());
@@ -102,8 +94,7 @@ OverlapSample OverlapPasses::run(Verifier &verifier)
     return out;
 }
 
-void run_overlap(WorkflowRun &run)
-{
+void run_overlap(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -121,8 +112,7 @@ void run_overlap(WorkflowRun &run)
     run_repeats(o, [&](bool warmup) {
         run.progress.detail(warmup ? "warm-up" : "repeat " + std::to_string(++iteration));
         const OverlapSample t = passes.run(verifier);
-        if (warmup)
-            return;
+        if (warmup) return;
         serial_ms.push_back(t.serial.total_ms);
         pipelined_ms.push_back(t.pipelined.total_ms);
         speedup.push_back(t.speedup());
@@ -136,11 +126,11 @@ void run_overlap(WorkflowRun &run)
 
     const std::uint64_t batch_bytes = passes.batch_bytes();
     r.figures.push_back(time_figure("serial", serial_ms, bytes, "all batches on one stream"));
-    r.figures.push_back(time_figure("pipelined", pipelined_ms, bytes,
-                                    "batches spread over " + std::to_string(o.streams) + " streams"));
+    r.figures.push_back(
+        time_figure("pipelined", pipelined_ms, bytes, "batches spread over " + std::to_string(o.streams) + " streams"));
     r.figures.push_back(value_figure("speed-up", "x", speedup, "serial / pipelined"));
-    r.figures.push_back(time_figure("ideal pipelined", ideal_ms, bytes,
-                                    "one batch's stages + (batches - 1) x the slowest stage"));
+    r.figures.push_back(
+        time_figure("ideal pipelined", ideal_ms, bytes, "one batch's stages + (batches - 1) x the slowest stage"));
     r.figures.push_back(value_figure("overlap efficiency", "%", efficiency, "ideal pipelined / pipelined"));
     r.figures.push_back(time_figure("h2d per batch", h2d, batch_bytes, copy_note(s)));
     r.figures.push_back(time_figure("kernel per batch", kernel, batch_bytes, "scale"));

@@ -4,12 +4,12 @@
 // streams, each pass starting from the input on the host and verified exactly.
 #pragma once
 
-#include "session.hpp"
-#include "verify.hpp"
-
 #include <cstdint>
 #include <memory>
 #include <vector>
+
+#include "session.hpp"
+#include "verify.hpp"
 
 namespace xfer::tool {
 
@@ -24,8 +24,8 @@ struct OverlapSample {
     // One batch's three stages, then one slowest stage per further batch (from the serial
     // pass's per-stage means): the pipelined time if copies and compute overlapped perfectly.
     double ideal_ms = 0;
-    double speedup() const { return serial.total_ms / pipelined.total_ms; }     // x
-    double efficiency() const { return ideal_ms / pipelined.total_ms; }         // fraction of the ideal
+    double speedup() const { return serial.total_ms / pipelined.total_ms; } // x
+    double efficiency() const { return ideal_ms / pipelined.total_ms; }     // fraction of the ideal
 };
 
 class OverlapPasses {

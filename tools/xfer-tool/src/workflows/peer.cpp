@@ -16,30 +16,28 @@
 //    xfer copy and after one raw copy, so a call that moved nothing cannot pass.
 //  - With fewer than two devices there is no pair: the workflow reports that, unverified (not
 //    an error), so `run peer --backend all` on a one-GPU machine still completes.
-#include "random_data.hpp"
-#include "side_by_side.hpp"
-#include "units.hpp"
-#include "workflows/workflow.hpp"
-#include "workflows/workflow_support.hpp"
-
 #include <cstring>
 #include <iomanip>
 #include <memory>
 #include <optional>
 #include <sstream>
 
+#include "random_data.hpp"
+#include "side_by_side.hpp"
+#include "units.hpp"
+#include "workflows/workflow.hpp"
+#include "workflows/workflow_support.hpp"
+
 namespace xfer::tool {
 namespace {
 
-int backend_device_count(const std::string &backend)
-{
+int backend_device_count(const std::string &backend) {
     int count = 0;
     check(xfer_backend_count(&count), "xfer_backend_count");
     for (int i = 0; i < count; ++i) {
         xfer_backend_info info{};
         check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
-        if (backend == info.name)
-            return info.available ? info.device_count : 0;
+        if (backend == info.name) return info.available ? info.device_count : 0;
     }
     return 0;
 }
@@ -54,8 +52,7 @@ struct PeerDevice {
     std::unique_ptr<Stream> stream;
     std::unique_ptr<Event> start, stop;
 
-    PeerDevice(const Session &s, int device, std::size_t bytes) : ordinal(device)
-    {
+    PeerDevice(const Session &s, int device, std::size_t bytes) : ordinal(device) {
         if (device == s.context().device()) {
             ctx = &s.context();
         } else {
@@ -69,8 +66,8 @@ struct PeerDevice {
     }
 
     // Queues `work` on this device's stream between the two events; waits; returns ms.
-    template <class Work> double time(Work work) const
-    {
+    template <class Work>
+    double time(Work work) const {
         check(xfer_event_record(start->get(), stream->get()), "xfer_event_record");
         work();
         check(xfer_event_record(stop->get(), stream->get()), "xfer_event_record");
@@ -83,8 +80,7 @@ struct PeerDevice {
     // Sets the whole device view from the host view (untimed, waits).
     void push_host_view() const { check(xfer_copy(buf->get(), XFER_TO_DEVICE, 0, buf->bytes()), "xfer_copy(h2d)"); }
     void pull_device_view() const { check(xfer_copy(buf->get(), XFER_TO_HOST, 0, buf->bytes()), "xfer_copy(d2h)"); }
-    void clear() const
-    {
+    void clear() const {
         std::memset(buf->host(), 0, buf->bytes());
         push_host_view();
     }
@@ -92,17 +88,13 @@ struct PeerDevice {
 
 enum class PeerRaw { none, cuda_peer, host_memcpy };
 
-PeerRaw raw_peer_for(const Session &s)
-{
-    if (s.context().device_kind() == XFER_DEVICE_KIND_HOST)
-        return PeerRaw::host_memcpy;
-    if (s.shared_view() || s.no_copy() || s.migrates())
-        return PeerRaw::none;
+PeerRaw raw_peer_for(const Session &s) {
+    if (s.context().device_kind() == XFER_DEVICE_KIND_HOST) return PeerRaw::host_memcpy;
+    if (s.shared_view() || s.no_copy() || s.migrates()) return PeerRaw::none;
     return PeerRaw::cuda_peer;
 }
 
-std::string raw_peer_text(PeerRaw raw)
-{
+std::string raw_peer_text(PeerRaw raw) {
     switch (raw) {
     case PeerRaw::cuda_peer:
         return "cudaMemcpyPeerAsync(device views), the destination's stream";
@@ -117,25 +109,21 @@ std::string raw_peer_text(PeerRaw raw)
 
 class PeerMatrix {
   public:
-    PeerMatrix(Session &s, std::size_t bytes, int devices) : s_(s), bytes_(bytes)
-    {
-        for (int d = 0; d < devices; ++d)
-            devices_.push_back(std::make_unique<PeerDevice>(s, d, bytes));
+    PeerMatrix(Session &s, std::size_t bytes, int devices) : s_(s), bytes_(bytes) {
+        for (int d = 0; d < devices; ++d) devices_.push_back(std::make_unique<PeerDevice>(s, d, bytes));
     }
 
     int size() const { return static_cast<int>(devices_.size()); }
     const PeerDevice &device(int d) const { return *devices_.at(static_cast<std::size_t>(d)); }
 
-    void xfer_copy(const PeerDevice &dst, const PeerDevice &src) const
-    {
+    void xfer_copy(const PeerDevice &dst, const PeerDevice &src) const {
         check(xfer_memcpy_peer_async(dst.ctx->get(), dst.buf->device(), src.ctx->get(), src.buf->device(), bytes_,
                                      dst.stream->get()),
               "xfer_memcpy_peer_async");
     }
 
     // Times the raw call; host memcpy runs on this thread (steady clock), CUDA on dst's stream.
-    double raw_copy(PeerRaw raw, const PeerDevice &dst, const PeerDevice &src) const
-    {
+    double raw_copy(PeerRaw raw, const PeerDevice &dst, const PeerDevice &src) const {
         if (raw == PeerRaw::host_memcpy) {
             const Clock::time_point t0 = Clock::now();
             std::memcpy(dst.buf->device(), src.buf->device(), bytes_);
@@ -157,8 +145,7 @@ std::string pair_name(int src, int dst) { return "peer " + std::to_string(src) +
 
 // The xfer medians as nvbandwidth prints them, one row per source, "-" on the diagonal:
 // "GB/s median, row = source: 0: - 48.1 | 1: 47.9 -".
-std::string matrix_text(const std::vector<Figure> &xfer_rows, int devices)
-{
+std::string matrix_text(const std::vector<Figure> &xfer_rows, int devices) {
     std::ostringstream out;
     out << "GB/s median, row = source, column = destination:";
     std::size_t next = 0;
@@ -182,8 +169,7 @@ std::string matrix_text(const std::vector<Figure> &xfer_rows, int devices)
 
 } // namespace
 
-void run_peer(WorkflowRun &run)
-{
+void run_peer(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -209,8 +195,7 @@ void run_peer(WorkflowRun &run)
     std::vector<Figure> xfer_rows, raw_rows, ratio_rows;
     for (int from = 0; from < m.size(); ++from) {
         for (int to = 0; to < m.size(); ++to) {
-            if (from == to)
-                continue;
+            if (from == to) continue;
             const PeerDevice &src = m.device(from);
             const PeerDevice &dst = m.device(to);
             const std::string name = pair_name(from, to);
@@ -231,13 +216,10 @@ void run_peer(WorkflowRun &run)
                 const bool raw_first = raw != PeerRaw::none && turn++ % 2 == 1;
                 double r_ms = raw_first ? m.raw_copy(raw, dst, src) : 0.0;
                 const double x_ms = dst.time([&] { m.xfer_copy(dst, src); });
-                if (raw != PeerRaw::none && !raw_first)
-                    r_ms = m.raw_copy(raw, dst, src);
-                if (warmup)
-                    return;
+                if (raw != PeerRaw::none && !raw_first) r_ms = m.raw_copy(raw, dst, src);
+                if (warmup) return;
                 xfer_ms.push_back(x_ms);
-                if (raw != PeerRaw::none)
-                    raw_ms.push_back(r_ms);
+                if (raw != PeerRaw::none) raw_ms.push_back(r_ms);
             });
 
             // Each call on its own must have moved the source's bytes.
@@ -255,8 +237,7 @@ void run_peer(WorkflowRun &run)
             xfer_rows.push_back(rate_figure(name, bytes, xfer_ms, direct ? "" : "staged through host memory"));
             xfer_rows.back().bytes = bytes;
             std::optional<std::vector<double>> raw_opt;
-            if (raw != PeerRaw::none)
-                raw_opt = raw_ms;
+            if (raw != PeerRaw::none) raw_opt = raw_ms;
             std::vector<Figure> f = side_by_side_figures(name, bytes, xfer_ms, raw_opt, raw_peer_text(raw));
             raw_rows.push_back(f.at(0));
             ratio_rows.push_back(f.at(1));

@@ -1,23 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "workflows/raw_copy.hpp"
 
-#include "random_data.hpp"
-
 #include <cstring>
+
+#include "random_data.hpp"
 
 namespace xfer::tool {
 
-RawCall raw_call_for(const Session &s)
-{
-    if (s.no_copy())
-        return RawCall::none;
-    if (s.context().device_kind() != XFER_DEVICE_KIND_CUDA)
-        return RawCall::host_memcpy;
+RawCall raw_call_for(const Session &s) {
+    if (s.no_copy()) return RawCall::none;
+    if (s.context().device_kind() != XFER_DEVICE_KIND_CUDA) return RawCall::host_memcpy;
     return s.migrates() ? RawCall::cuda_prefetch_async : RawCall::cuda_memcpy_async;
 }
 
-std::string raw_call_text(RawCall call)
-{
+std::string raw_call_text(RawCall call) {
     switch (call) {
     case RawCall::cuda_memcpy_async:
         return "cudaMemcpyAsync(device view <-> host view), own stream";
@@ -32,8 +28,7 @@ std::string raw_call_text(RawCall call)
 }
 
 double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_direction dir, const Stream &raw_stream,
-                      const std::string &name)
-{
+                      const std::string &name) {
     const bool to_device = dir == XFER_TO_DEVICE;
     void *dst = to_device ? buf.device() : buf.host();
     const void *src = to_device ? buf.host() : buf.device();
@@ -54,10 +49,8 @@ double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_directio
 }
 
 void verify_raw_copies(Session &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
-                       Verifier &verifier, const std::string &what)
-{
-    if (call != RawCall::cuda_memcpy_async && call != RawCall::host_memcpy)
-        return;
+                       Verifier &verifier, const std::string &what) {
+    if (call != RawCall::cuda_memcpy_async && call != RawCall::host_memcpy) return;
     const std::size_t bytes = buf.bytes();
     std::memset(buf.host(), 0, bytes);
     check(xfer_copy(buf.get(), XFER_TO_DEVICE, 0, bytes), "xfer_copy(clear device view)");

@@ -9,12 +9,12 @@
 //   no copy (zero-copy) -> none: nothing moves, so there is nothing to compare
 #pragma once
 
+#include <cstdint>
+#include <string>
+
 #include "session.hpp"
 #include "verify.hpp"
 #include "workflows/workflow_support.hpp"
-
-#include <cstdint>
-#include <string>
 
 namespace xfer::tool {
 
@@ -31,8 +31,7 @@ std::string raw_call_text(RawCall call);
 // under `name` and `category`. Returns milliseconds.
 template <class Queue>
 double time_raw(Session &s, RawCall call, const Stream &raw_stream, const std::string &name, const char *category,
-                std::uint64_t bytes, Queue queue)
-{
+                std::uint64_t bytes, Queue queue) {
     if (call == RawCall::host_memcpy) {
         const Clock::time_point t0 = Clock::now();
         queue();

@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // roundtrip: the host prepares random data, copies it to the device, the device computes an
 // element-wise square root, the result comes back and the host verifies it against its own.
+#include <cmath>
+#include <cstring>
+#include <vector>
+
 #include "random_data.hpp"
 #include "units.hpp"
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
 
-#include <cmath>
-#include <cstring>
-#include <vector>
-
 namespace xfer::tool {
 
-void run_roundtrip(WorkflowRun &run)
-{
+void run_roundtrip(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -33,8 +32,7 @@ void run_roundtrip(WorkflowRun &run)
     RandomData(derive_seed(o.seed, 1)).fill_floats(in.host<float>(), n);
     auto t1 = Clock::now();
     std::vector<float> reference(n);
-    for (std::size_t i = 0; i < n; ++i)
-        reference[i] = std::sqrt(in.host<float>()[i]);
+    for (std::size_t i = 0; i < n; ++i) reference[i] = std::sqrt(in.host<float>()[i]);
     auto t2 = Clock::now();
     s.timeline().host_span("prepare input", "host", t0, t1);
     s.timeline().host_span("host reference", "host", t1, t2);
@@ -76,8 +74,8 @@ void run_roundtrip(WorkflowRun &run)
         r.figures.push_back(absent_figure("h2d", "GB/s", bytes, "no copy (mapped)"));
     else
         r.figures.push_back(rate_figure("h2d", bytes, h2d, note));
-    r.figures.push_back(time_figure("kernel", kernel, bytes,
-                                    s.no_copy() ? "sqrt reads and writes host memory over the bus" : "sqrt"));
+    r.figures.push_back(
+        time_figure("kernel", kernel, bytes, s.no_copy() ? "sqrt reads and writes host memory over the bus" : "sqrt"));
     r.figures.push_back(time_figure("d2h", d2h, bytes, note));
     if (s.no_copy())
         r.figures.push_back(absent_figure("d2h", "GB/s", bytes, "no copy (mapped)"));

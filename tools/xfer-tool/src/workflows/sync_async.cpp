@@ -3,13 +3,13 @@
 // how long each call blocks the host, and the total when the host does a fixed amount of its
 // own work between enqueueing and synchronising. Shows what asynchronous copies buy, and that
 // "async" copies from pageable memory block anyway.
+#include <cstring>
+
 #include "random_data.hpp"
 #include "units.hpp"
 #include "workflows/host_work.hpp"
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
-
-#include <cstring>
 
 namespace xfer::tool {
 namespace {
@@ -19,8 +19,7 @@ struct DirectionFigures {
 };
 
 DirectionFigures measure(WorkflowRun &run, const Buffer &buf, const Stream &stream, xfer_direction dir,
-                         const std::string &label)
-{
+                         const std::string &label) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     const std::size_t bytes = buf.bytes();
@@ -98,8 +97,7 @@ DirectionFigures measure(WorkflowRun &run, const Buffer &buf, const Stream &stre
 }
 
 void add_figures(WorkflowResult &r, const Session &s, const DirectionFigures &f, const std::string &label,
-                 std::uint64_t bytes)
-{
+                 std::uint64_t bytes) {
     const double blocked = median_of(f.async_call) / median_of(f.async_total) * 100.0;
     const std::string blocked_note = "host blocked for " + format_value(blocked) + "% of the async copy's time" +
                                      (blocked > 50.0 ? " (the call did the copy itself)" : "");
@@ -114,8 +112,7 @@ void add_figures(WorkflowResult &r, const Session &s, const DirectionFigures &f,
 
 } // namespace
 
-void run_sync_async(WorkflowRun &run)
-{
+void run_sync_async(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -136,8 +133,7 @@ void run_sync_async(WorkflowRun &run)
     add_figures(r, s, d2h, "d2h", bytes);
 
     // What the device view holds must be the input: clear the host view and fetch it back.
-    if (!s.shared_view())
-        std::memset(buf.host(), 0, bytes);
+    if (!s.shared_view()) std::memset(buf.host(), 0, bytes);
     fetch_to_host(s, buf, stream);
     Verifier verifier;
     verifier.bytes_from_seed("data after h2d and d2h", buf.host(), bytes, seed);

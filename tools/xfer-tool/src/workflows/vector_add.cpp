@@ -4,17 +4,16 @@
 // kernel works on it directly, with no copies; elsewhere a and b go in and c comes back
 // explicitly. Each managed repeat starts with a, b and c on the host, as after host
 // initialisation, so the kernel time includes on-demand page migration.
+#include <vector>
+
 #include "random_data.hpp"
 #include "units.hpp"
 #include "workflows/workflow.hpp"
 #include "workflows/workflow_support.hpp"
 
-#include <vector>
-
 namespace xfer::tool {
 
-void run_vector_add(WorkflowRun &run)
-{
+void run_vector_add(WorkflowRun &run) {
     Session &s = run.session;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
@@ -36,8 +35,7 @@ void run_vector_add(WorkflowRun &run)
     std::vector<double> h2d, kernel, d2h, total;
     run_repeats(o, [&](bool warmup) {
         if (direct) {
-            for (const Buffer *buf : {&a, &b, &c})
-                place_for(s, *buf, XFER_TO_DEVICE, stream);
+            for (const Buffer *buf : {&a, &b, &c}) place_for(s, *buf, XFER_TO_DEVICE, stream);
             Span k = s.timeline().begin(stream, "vector_add kernel", "kernel", 3 * bytes);
             s.kernels().vector_add(a.device<float>(), b.device<float>(), c.device<float>(), n, stream);
             s.timeline().end(k);
@@ -71,15 +69,14 @@ void run_vector_add(WorkflowRun &run)
     verifier.floats_generated("c = a + b", c.host<float>(), n, [pa, pb](std::size_t i) { return pa[i] + pb[i]; });
     r.verification = verifier.result();
 
-    if (!direct)
-        r.figures.push_back(time_figure("h2d a and b", h2d, 2 * bytes, copy_note(s)));
+    if (!direct) r.figures.push_back(time_figure("h2d a and b", h2d, 2 * bytes, copy_note(s)));
     r.figures.push_back(time_figure("kernel", kernel, 3 * bytes,
                                     !direct        ? "on device memory"
                                     : s.migrates() ? "on managed memory: includes on-demand page migration"
                                                    : "on mapped host memory, over the bus"));
-    if (!direct)
-        r.figures.push_back(time_figure("d2h c", d2h, bytes, copy_note(s)));
-    r.figures.push_back(time_figure("total", total, 3 * bytes, direct ? "the kernel alone" : "start of h2d to end of d2h"));
+    if (!direct) r.figures.push_back(time_figure("d2h c", d2h, bytes, copy_note(s)));
+    r.figures.push_back(
+        time_figure("total", total, 3 * bytes, direct ? "the kernel alone" : "start of h2d to end of d2h"));
     r.figures.push_back(rate_figure("effective", 3 * bytes, total, "bytes of a, b and c over the total time"));
 }
 

@@ -2,13 +2,13 @@
 // The workflow registry: each workflow runs against one Session and fills one WorkflowResult.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "progress.hpp"
 #include "result.hpp"
 #include "run_options.hpp"
 #include "session.hpp"
-
-#include <string>
-#include <vector>
 
 namespace xfer::tool {
 

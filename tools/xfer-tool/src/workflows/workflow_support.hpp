@@ -3,15 +3,15 @@
 // repeats with warm-up, and figure construction.
 #pragma once
 
-#include "result.hpp"
-#include "run_options.hpp"
-#include "session.hpp"
-
 #include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "result.hpp"
+#include "run_options.hpp"
+#include "session.hpp"
 
 namespace xfer::tool {
 
@@ -36,8 +36,8 @@ Figure value_figure(const std::string &name, const std::string &unit, const std:
 Figure absent_figure(const std::string &name, const std::string &unit, std::uint64_t bytes, const std::string &note);
 
 // What a buffer copy is on this backend, for trace categories and report notes.
-const char *copy_category(const Session &s);        // "copy" | "prefetch" | "no-copy"
-std::string copy_note(const Session &s);            // "" | "prefetch: ..." | "no copy (mapped): ..."
+const char *copy_category(const Session &s); // "copy" | "prefetch" | "no-copy"
+std::string copy_note(const Session &s);     // "" | "prefetch: ..." | "no copy (mapped): ..."
 
 // Queues a timed buffer copy (a span around xfer_copy_async).
 Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
@@ -48,8 +48,7 @@ Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, const Stream 
 // stream and returns the events' milliseconds (traced under `name` and `category`).
 template <class Queue>
 double time_on_stream(Session &s, const Stream &stream, const std::string &name, const std::string &category,
-                      std::uint64_t bytes, Queue queue)
-{
+                      std::uint64_t bytes, Queue queue) {
     Span span = s.timeline().begin(stream, name, category, bytes);
     queue();
     s.timeline().end(span);
@@ -87,27 +86,23 @@ class RepeatCounter {
 
 // Runs body(warmup) options.warmup times with warmup = true, then the timed repeats (see
 // RepeatCounter) with warmup = false, collecting what the timed runs return.
-template <class Body> std::vector<double> repeat(const RunOptions &o, Body body)
-{
-    for (int i = 0; i < o.warmup; ++i)
-        body(true);
+template <class Body>
+std::vector<double> repeat(const RunOptions &o, Body body) {
+    for (int i = 0; i < o.warmup; ++i) body(true);
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(o.repeats));
     RepeatCounter counter(o);
-    while (counter.more(&samples))
-        samples.push_back(body(false));
+    while (counter.more(&samples)) samples.push_back(body(false));
     return samples;
 }
 
 // The same for bodies that collect several figures themselves: body(warmup) returns nothing
 // (their early stop is by time only).
-template <class Body> void run_repeats(const RunOptions &o, Body body)
-{
-    for (int i = 0; i < o.warmup; ++i)
-        body(true);
+template <class Body>
+void run_repeats(const RunOptions &o, Body body) {
+    for (int i = 0; i < o.warmup; ++i) body(true);
     RepeatCounter counter(o);
-    while (counter.more())
-        body(false);
+    while (counter.more()) body(false);
 }
 
 // The median of a sample set (for derived figures).
