@@ -23,6 +23,8 @@ export XFER_PLUGIN_PATH="$build/lib/xfer"
 tool="$build/bin/xfer-tool"
 step() { echo "== $(date +%T) $*"; }
 
+# XFER_PROOF_EXTRAS_ONLY=1: only the optional parts named (a second device call of a session).
+if [ -z "${XFER_PROOF_EXTRAS_ONLY:-}" ]; then
 step bench
 timeout "${XFER_PROOF_BENCH_SECONDS:-170}" "$tool" bench --seed 1 --format json -o "$p/bench.json" >"$p/bench.txt" 2>&1
 echo "bench exit=$?"
@@ -39,6 +41,7 @@ step gpu-check
 tools/gpu-check --build-dir "$build" --out "$p/check" --timeout "${XFER_PROOF_SUITE_SECONDS:-150}" >"$p/gpu-check.log" 2>&1
 tail -12 "$p/gpu-check.log"
 (cd "$p" && tar czf check.tgz check && rm -rf check)
+fi
 for extra in "$@"; do
     case "$extra" in
     compare) step compare; timeout 280 bash scripts/compare-time-check.sh "$build" "$p/compare" 90
