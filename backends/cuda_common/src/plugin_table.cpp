@@ -74,10 +74,12 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
 
 xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
                               std::size_t bytes, void *stream) noexcept {
-    if (s.copy_async == nullptr) {
-        return XFER_SUCCESS; // one memory, nothing to queue (see BufferStrategy::copy_async)
-    }
+    // Through on_device even with nothing to queue: a device that a sticky fault made unusable
+    // refuses every call (XFER_ERROR_BACKEND_UNAVAILABLE), the no-op copy of one memory included.
     return on_device("buffer_copy_async", ctx, [&](const Context &c) {
+        if (s.copy_async == nullptr) {
+            return XFER_SUCCESS; // one memory, nothing to queue (see BufferStrategy::copy_async)
+        }
         return s.copy_async(c, as_buffer(buf), dir, offset, bytes, static_cast<cudaStream_t>(stream));
     });
 }
