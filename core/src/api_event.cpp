@@ -73,31 +73,15 @@ XFER_API xfer_status xfer_event_synchronize(xfer_event e) {
     constexpr const char *fn = "xfer_event_synchronize";
     return guard(fn, [&] {
         refuse_in_host_function(fn);
-        auto event = lookup<Event>(e, fn, "e");
-        Context &c = *event->ctx;
-        ContextUse use(c, fn);
-        ObjectUse event_use(*event, fn, "e");
-        if (c.table().event_synchronize == nullptr) raise_not_supported(c, fn);
-        call_backend(*c.plugin, fn, "event_synchronize",
-                     [&] { return c.table().event_synchronize(c.native, event->native); });
-        return XFER_SUCCESS;
+        return call_on_object<Event, &xfer_backend_table::event_synchronize>(e, fn, "e", "event_synchronize");
     });
 }
 
 XFER_API xfer_status xfer_event_query(xfer_event e) {
     constexpr const char *fn = "xfer_event_query";
     return guard(fn, [&] {
-        auto event = lookup<Event>(e, fn, "e");
-        Context &c = *event->ctx;
-        ContextUse use(c, fn);
-        ObjectUse event_use(*event, fn, "e");
-        if (c.table().event_query == nullptr) raise_not_supported(c, fn);
-        xfer_status st = call_backend(
-            *c.plugin, fn, "event_query", [&] { return c.table().event_query(c.native, event->native); },
-            XFER_ERROR_NOT_READY);
-        if (st == XFER_ERROR_NOT_READY)
-            return fail(st, "xfer_event_query: the work before the event has not finished yet");
-        return st;
+        return call_on_object<Event, &xfer_backend_table::event_query>(
+            e, fn, "e", "event_query", "xfer_event_query: the work before the event has not finished yet");
     });
 }
 

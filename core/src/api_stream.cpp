@@ -52,30 +52,15 @@ XFER_API xfer_status xfer_stream_synchronize(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_synchronize";
     return guard(fn, [&] {
         refuse_in_host_function(fn);
-        auto stream = lookup<Stream>(s, fn, "s");
-        Context &c = *stream->ctx;
-        ContextUse use(c, fn);
-        ObjectUse stream_use(*stream, fn, "s");
-        call_backend(*c.plugin, fn, "stream_synchronize",
-                     [&] { return c.table().stream_synchronize(c.native, stream->native); });
-        return XFER_SUCCESS;
+        return call_on_object<Stream, &xfer_backend_table::stream_synchronize>(s, fn, "s", "stream_synchronize");
     });
 }
 
 XFER_API xfer_status xfer_stream_query(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_query";
     return guard(fn, [&] {
-        auto stream = lookup<Stream>(s, fn, "s");
-        Context &c = *stream->ctx;
-        ContextUse use(c, fn);
-        ObjectUse stream_use(*stream, fn, "s");
-        if (c.table().stream_query == nullptr) raise_not_supported(c, fn);
-        xfer_status st = call_backend(
-            *c.plugin, fn, "stream_query", [&] { return c.table().stream_query(c.native, stream->native); },
-            XFER_ERROR_NOT_READY);
-        if (st == XFER_ERROR_NOT_READY)
-            return fail(st, "xfer_stream_query: work queued on the stream has not finished yet");
-        return st;
+        return call_on_object<Stream, &xfer_backend_table::stream_query>(
+            s, fn, "s", "stream_query", "xfer_stream_query: work queued on the stream has not finished yet");
     });
 }
 
@@ -119,12 +104,10 @@ XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn ho
 XFER_API void *xfer_stream_native(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_native";
     return guard_value<void *>(fn, nullptr, [&]() -> void * {
-        auto stream = lookup<Stream>(s, fn, "s");
-        Context &c = *stream->ctx;
-        ContextUse use(c, fn);
-        ObjectUse stream_use(*stream, fn, "s");
+        InUse<Stream> use(s, fn, "s");
+        Context &c = use.ctx;
         if (c.table().stream_native == nullptr) raise_not_supported(c, fn);
-        void *native = c.table().stream_native(c.native, stream->native);
+        void *native = c.table().stream_native(c.native, use.object->native);
         if (native == nullptr) raise(XFER_ERROR_BACKEND, fn, ": backend '", c.name(), "' returned no native stream");
         return native;
     });

@@ -160,6 +160,19 @@ class ObjectUse {
     std::shared_lock<std::shared_mutex> lock_;
 };
 
+// One object used by one call: looked up by its handle, its context held open (ContextUse)
+// and the object held unreleased (ObjectUse) until the call returns.
+template <class T>
+struct InUse {
+    InUse(const void *handle, const char *function, const char *arg)
+        : object(lookup<T>(handle, function, arg)), ctx(*object->ctx), context_use(ctx, function),
+          object_use(*object, function, arg) {}
+    std::shared_ptr<T> object;
+    Context &ctx;
+    ContextUse context_use;
+    ObjectUse object_use;
+};
+
 // Throws INVALID_HANDLE unless `object` belongs to `ctx`.
 void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,
                           const char *owner);
@@ -183,6 +196,21 @@ xfer_status call_backend(const Plugin &plugin, const char *function, const char 
 
 // XFER_ERROR_NOT_SUPPORTED for an optional entry the context's backend leaves NULL.
 [[noreturn]] void raise_not_supported(const Context &ctx, const char *function);
+
+// xfer_{stream,event}_{synchronize,query}: the backend entry `Entry` (ctx, native object) on
+// the object behind `handle`, NOT_SUPPORTED when the backend leaves it NULL. With
+// `not_ready` (a query), XFER_ERROR_NOT_READY is an answer, returned with that message.
+template <class T, auto Entry>
+xfer_status call_on_object(const void *handle, const char *function, const char *arg, const char *entry,
+                           const char *not_ready = nullptr) {
+    InUse<T> use(handle, function, arg);
+    const xfer_backend_table &t = use.ctx.table();
+    if (t.*Entry == nullptr) raise_not_supported(use.ctx, function);
+    const xfer_status st = call_backend(
+        *use.ctx.plugin, function, entry, [&] { return (t.*Entry)(use.ctx.native, use.object->native); },
+        not_ready != nullptr ? XFER_ERROR_NOT_READY : XFER_SUCCESS);
+    return st == XFER_ERROR_NOT_READY ? fail(st, not_ready) : st;
+}
 
 // ---------------------------------------------------------------------------------------
 // The life of an object, in one place: every create entry (xfer_open, xfer_alloc,

@@ -82,3 +82,33 @@ constexpr xfer_backend_table table_header(const char *name, const char *descript
 }
 
 } // namespace xfer::plugin
+
+// Fills the entries of table `t` that the host and the CUDA tables both take from functions of
+// the same name in the caller's namespace: the list of them is written here once. A macro
+// because an entry's name is both a struct member and the function that fills it.
+#define XFER_PLUGIN_SET_SHARED_ENTRIES(t)                                                                              \
+    do {                                                                                                               \
+        (t).context_destroy = context_destroy;                                                                         \
+        (t).stream_create = stream_create;                                                                             \
+        (t).stream_destroy = stream_destroy;                                                                           \
+        (t).stream_synchronize = stream_synchronize;                                                                   \
+        (t).device_info = device_info;                                                                                 \
+        (t).memcpy_async = memcpy_async;                                                                               \
+        (t).memcpy_batch_async = memcpy_batch_async;                                                                   \
+        (t).stream_query = stream_query;                                                                               \
+        (t).stream_wait_event = stream_wait_event;                                                                     \
+        (t).stream_launch_host_func = stream_launch_host_func;                                                         \
+        (t).stream_native = stream_native;                                                                             \
+        (t).event_create = event_create;                                                                               \
+        (t).event_destroy = event_destroy;                                                                             \
+        (t).event_record = event_record;                                                                               \
+        (t).event_synchronize = event_synchronize;                                                                     \
+        (t).event_query = event_query;                                                                                 \
+        (t).event_elapsed_ms = event_elapsed_ms;                                                                       \
+        (t).register_memory = register_memory;                                                                         \
+        (t).unregister_memory = unregister_memory;                                                                     \
+        (t).registration_stats = registration_stats;                                                                   \
+        (t).device_can_access_peer = device_can_access_peer;                                                           \
+        (t).memcpy_peer_async = memcpy_peer_async;                                                                     \
+        (t).buffer_copy_peer_async = buffer_copy_peer_async;                                                           \
+    } while (0)
