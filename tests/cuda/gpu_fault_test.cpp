@@ -199,7 +199,7 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
                 // A clean staged copy first: the engine's workers and slots exist.
                 STEP(xfer_memcpy_async(ctx, dst, src, n, kind, s) == XFER_SUCCESS);
                 STEP(xfer_stream_synchronize(s) == XFER_SUCCESS);
-                STEP(xfer_test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 50) ==
+                STEP(xfer::test::launch_illegal_write_after(static_cast<cudaStream_t>(xfer_stream_native(other)), 50) ==
                      cudaSuccess);
                 const xfer_status copied = xfer_memcpy_async(ctx, dst, src, n, kind, s);
                 const std::string copy_message = xfer_last_error();
