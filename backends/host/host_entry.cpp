@@ -279,7 +279,7 @@ xfer_status event_destroy(void * /*ctx*/, void *event) {
 xfer_status event_record(void * /*ctx*/, void *event, void *stream) {
     return guarded("host event_record", [&] {
         auto marker = std::make_shared<EventMarker>();
-        as_stream(stream)->enqueue([marker] { marker->complete(); });
+        as_stream(stream)->enqueue(nullptr, [marker] { marker->complete(); });
         as_event(event)->set_latest(std::move(marker));
         return XFER_SUCCESS;
     });

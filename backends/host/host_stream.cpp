@@ -39,10 +39,10 @@ HostStream::~HostStream() {
     }
 }
 
-void HostStream::enqueue(std::function<void()> task) {
+void HostStream::enqueue(std::function<void()> task, std::function<void()> on_finished) {
     {
         std::lock_guard<std::mutex> lock(mutex_);
-        queue_.push_back(std::move(task));
+        queue_.push_back(Task{std::move(task), std::move(on_finished)});
         ++unfinished_;
     }
     work_ready_.notify_one();
@@ -74,7 +74,7 @@ void HostStream::serve() {
         if (queue_.empty()) {
             return; // stopping, and nothing left to run
         }
-        std::function<void()> task = std::move(queue_.front());
+        Task task = std::move(queue_.front());
         queue_.pop_front();
         lock.unlock();
         // The worker must outlive any task: a throwing user host function is recorded for the
@@ -82,7 +82,7 @@ void HostStream::serve() {
         bool failed = false;
         std::string failure;
         try {
-            task();
+            if (task.run) task.run();
         } catch (const std::exception &e) {
             failed = true;
             failure = exception_text(e);
@@ -91,12 +91,13 @@ void HostStream::serve() {
         }
         // Destroy the task (and the storage references it holds) before reporting completion,
         // so a synchronised caller sees memory of freed buffers already released.
-        task = nullptr;
+        task.run = nullptr;
         lock.lock();
         if (failed && !task_failed_) {
             task_failed_ = true;
             task_failure_ = std::move(failure);
         }
+        if (task.on_finished) task.on_finished();
         if (--unfinished_ == 0) {
             drained_.notify_all();
         }

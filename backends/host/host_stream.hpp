@@ -24,7 +24,10 @@ class HostStream {
     HostStream &operator=(const HostStream &) = delete;
 
     // Appends a task and returns at once; throws std::bad_alloc (nothing queued then).
-    void enqueue(std::function<void()> task);
+    // `on_finished` (optional) runs on the worker under the stream's lock, at the very moment
+    // the task counts as finished: an event recorded last on the stream completes together
+    // with the stream going idle, so neither can be seen without the other (as with CUDA).
+    void enqueue(std::function<void()> task, std::function<void()> on_finished = {});
 
     // Blocks until every task queued so far has run. Returns XFER_ERROR_BACKEND (with the
     // message reported) if a task threw since the last synchronisation, else XFER_SUCCESS.
@@ -43,7 +46,11 @@ class HostStream {
     std::mutex mutex_;
     std::condition_variable work_ready_;
     std::condition_variable drained_;
-    std::deque<std::function<void()>> queue_;
+    struct Task {
+        std::function<void()> run;
+        std::function<void()> on_finished; // must not throw
+    };
+    std::deque<Task> queue_;
     std::size_t unfinished_ = 0; // queued + running
     bool stopping_ = false;
     // First failure of a task since the last synchronize(); surfaces there, as CUDA does with

@@ -38,6 +38,18 @@ TEST_P(Events, QueryIsNotReadyUntilTheStreamReachesTheRecord) {
     EXPECT_FALSE(gate.timed_out());
 }
 
+TEST_P(Events, AnEventRecordedLastCompletesTogetherWithItsStream) {
+    // Once the event recorded last on a stream is complete, the stream is idle (as in CUDA):
+    // the host backend once let a query see the event done and the stream still busy.
+    xfer_event e = new_event();
+    ASSERT_NE(e, nullptr);
+    for (int i = 0; i < 2000; ++i) {
+        ASSERT_XFER_OK(xfer_event_record(e, stream_));
+        ASSERT_XFER_OK(xfer_event_synchronize(e));
+        ASSERT_XFER_OK(xfer_stream_query(stream_)) << "round " << i;
+    }
+}
+
 TEST_P(Events, ReRecordingMovesTheEvent) {
     xfer_event e = new_event();
     ASSERT_NE(e, nullptr);
