@@ -37,9 +37,14 @@ namespace xfer::cuda::pageable {
 // A chunk is never smaller than this (below it, a worker's hand-off costs more than its copy).
 constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
 
+// Cutting a worker's share in two (for the pipeline's sake) stops at this chunk size.
+constexpr std::size_t kMinPipelinedChunkBytes = std::size_t{1} << 20;
+
 // The chunk a staged copy of `bytes` uses with `threads` workers and slots of `slot_bytes`:
 // enough chunks for every worker to have one (so a mid-sized copy is not left to one worker's
-// memcpy), never below kMinChunkBytes, never above a slot, rounded to whole pages.
+// memcpy), two where that leaves chunks of at least kMinPipelinedChunkBytes (so DMAs start
+// while the workers still copy), never below kMinChunkBytes, never above a slot, rounded to
+// whole pages.
 std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept;
 
 } // namespace xfer::cuda::pageable

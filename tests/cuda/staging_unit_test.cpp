@@ -48,6 +48,12 @@ TEST(StagingPlan, ChunksGiveEveryWorkerWorkButNeverExceedASlot) {
     EXPECT_EQ(4 * MiB, plan_chunk(1024 * MiB, 16, 4 * MiB));
     // 8 MiB with 16 workers: 512 KiB each, so all 16 work.
     EXPECT_EQ(512 * KiB, plan_chunk(8 * MiB, 16, 4 * MiB));
+    // Mid sizes: two chunks per worker (the DMA of the first overlaps the copy of the second),
+    // down to 1 MiB chunks.
+    EXPECT_EQ(2 * MiB, plan_chunk(64 * MiB, 16, 4 * MiB));
+    EXPECT_EQ(1 * MiB, plan_chunk(32 * MiB, 16, 4 * MiB));
+    EXPECT_EQ(1 * MiB, plan_chunk(16 * MiB, 16, 4 * MiB));
+    EXPECT_EQ(4 * MiB, plan_chunk(128 * MiB, 16, 4 * MiB));
     // Small copies: never below 256 KiB, never above the slot.
     EXPECT_EQ(kMinChunkBytes, plan_chunk(1 * MiB, 16, 4 * MiB));
     EXPECT_EQ(64 * KiB, plan_chunk(1 * MiB, 16, 64 * KiB));
