@@ -22,6 +22,7 @@
 #include "error.hpp"
 #include "fork_support.hpp"
 #include "last_error.hpp"
+#include "plugin_check.hpp"
 #include "value_parse.hpp"
 
 namespace xfer::core {
@@ -158,6 +159,12 @@ void adopt_table(Plugin &p, const xfer_backend_table *t) {
 
 void load(LoadedFile &file) {
     Plugin &p = file.plugin;
+    // First in a throw-away process: a plugin whose code aborts, crashes or exits while it is
+    // opened must not take the application with it (plugin_check.hpp).
+    if (std::string why = check_plugin_in_child(p.path, default_plugin_dir()); !why.empty()) {
+        refuse(p, XFER_ERROR_BACKEND_UNAVAILABLE, std::move(why));
+        return;
+    }
     std::error_code ec;
     // RTLD_NOW: a plugin with an unresolved symbol is refused here, with the loader's message,
     // instead of passing discovery and ending the process (exit 127) at its first call.

@@ -17,7 +17,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" || { cat "$work/install.log"; fail "cmake --install"; }
 
 for f in include/xfer/xfer.h include/xfer/xfer_backend.h "$libdir/libxfer.so" "$libdir/libxfer.so.1" \
-         "$libdir/xfer/libxfer-backend-host.so" bin/xfer-tool \
+         "$libdir/xfer/libxfer-backend-host.so" "$libdir/xfer/xfer-plugin-check" bin/xfer-tool \
          "$libdir/cmake/xfer/xferConfig.cmake" "$libdir/cmake/xfer/xferConfigVersion.cmake" \
          "$libdir/cmake/xfer/xferTargets.cmake" "$libdir/pkgconfig/xfer.pc" share/doc/xfer/LICENSE; do
   [ -e "$prefix/$f" ] || fail "missing from the install: $f"

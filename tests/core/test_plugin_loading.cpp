@@ -239,6 +239,30 @@ TEST_F(PluginLoading, OpeningANamedBackendOpensNoOtherPluginFile) {
     EXPECT_STREQ("1", std::getenv("XFER_MOCK_LOADED_marked"));
 }
 
+TEST_F(PluginLoading, PluginsThatEndTheProcessWhenOpenedAreRefusedAndTheProcessGoesOn) {
+    // Each file is opened in a check process first (xfer-plugin-check): abort() or exit() in a
+    // constructor, or a crash in the entry point, ends that process, not this one.
+    EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"ends", "good"}));
+    for (const char *name : {"abortctor", "exitctor", "crashentry"}) {
+        SCOPED_TRACE(name);
+        auto found = find_backend(name);
+        ASSERT_TRUE(found);
+        EXPECT_EQ(found->available, 0);
+        const std::string reason = found->reason;
+        EXPECT_NE(reason.find("ends the process that opens it"), std::string::npos) << reason;
+        EXPECT_NE(reason.find(std::string("libxfer-backend-") + name + ".so"), std::string::npos) << reason;
+        xfer_context ctx = nullptr;
+        EXPECT_XFER(XFER_ERROR_BACKEND_UNAVAILABLE, xfer_open(name, 0, &ctx));
+        EXPECT_EQ(ctx, nullptr);
+    }
+    EXPECT_NE(std::string(find_backend("abortctor")->reason).find("signal"), std::string::npos);
+    EXPECT_NE(std::string(find_backend("exitctor")->reason).find("exited with status 3"), std::string::npos);
+    // This process goes on, and so do the good plugins.
+    xfer_context ctx = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &ctx));
+    EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
+}
+
 TEST_F(PluginLoading, BackendListFollowsSearchOrder) {
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"probefail", "good"}));
     int count = 0;

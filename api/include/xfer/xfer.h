@@ -285,7 +285,12 @@ XFER_API const char *xfer_last_error(void);
     load: RTLD_NOW) and stay loaded. A plugin file, or its folder, that is writable by its
     group or by others, or a symbolic link to a file outside the folder searched, is listed
     unavailable with the reason and never opened, unless XFER_PLUGIN_ALLOW_UNSAFE=1.
-    XFER_PLUGIN_PATH, XFER_CONFIG and XFER_PLUGIN_ALLOW_UNSAFE are ignored in set-user-ID and
+    Before a file is opened in this process it is opened in a check process
+    (lib/xfer/xfer-plugin-check, started with posix_spawn, ~10 ms per file, once per process):
+    a file whose constructors or entry point abort, crash, exit or run for more than 30 s is
+    listed unavailable with the signal or exit status and never opened here.
+    XFER_PLUGIN_CHECK=0 skips the check, as does a missing checker file.
+    XFER_PLUGIN_PATH, XFER_CONFIG, XFER_PLUGIN_ALLOW_UNSAFE and XFER_PLUGIN_CHECK are ignored in set-user-ID and
     set-group-ID programs (secure_getenv). The XFER_CONFIG file must be a regular file of at
     most 1 MiB without NUL bytes, else XFER_ERROR_CONFIG. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
     (the XFER_CONFIG file is malformed). Thread-safe. */

@@ -13,12 +13,15 @@
  *   MOCK_UNRESOLVED      probe calls a function no library defines (linked without --no-undefined)
  *   MOCK_REGISTER        with MOCK_FULL: the registration entries of plugin ABI 1.1 too
  *   MOCK_MARK_LOADED     its constructor sets XFER_MOCK_LOADED_<MOCK_NAME>=1 in the environment
+ *   MOCK_ENDS_PROCESS    1: its constructor calls abort(); 2: its constructor calls exit(3);
+ *                        3: its entry point raises SIGSEGV (the core must survive all three)
  *   MOCK_PEER            with MOCK_FULL: the peer-copy entries of plugin ABI 1.2 too (and NULL
  *                        registration entries unless MOCK_REGISTER)
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
  */
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,11 @@ static const xfer_core_services *g_core;
 /* Runs when the file is opened (dlopen), before any entry point: the witness that the core
    opened it at all. */
 __attribute__((constructor)) static void mark_loaded(void) { setenv("XFER_MOCK_LOADED_" MOCK_NAME, "1", 1); }
+#endif
+#if defined(MOCK_ENDS_PROCESS) && MOCK_ENDS_PROCESS == 1
+__attribute__((constructor)) static void end_by_abort(void) { abort(); }
+#elif defined(MOCK_ENDS_PROCESS) && MOCK_ENDS_PROCESS == 2
+__attribute__((constructor)) static void end_by_exit(void) { exit(3); }
 #endif
 static atomic_long g_live;  /* contexts + buffers + streams + events alive */
 static atomic_long g_calls; /* entries called */
@@ -493,6 +501,9 @@ XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry_misspelled(cons
 }
 #else
 XFER_BACKEND_EXPORT const xfer_backend_table *xfer_backend_entry(const xfer_core_services *core) {
+#if defined(MOCK_ENDS_PROCESS) && MOCK_ENDS_PROCESS == 3
+    raise(SIGSEGV);
+#endif
     g_core = core;
     return &g_table;
 }
