@@ -187,7 +187,7 @@ EffectiveConfig load_effective_config(const char *requested) {
 
     cfg.settings = {backend, device, plugin_path};
     const std::string only = requested != nullptr && *requested != '\0' ? std::string(requested) : cfg.backend;
-    cfg.discovery = discover_backends(dirs, only);
+    cfg.discovery = discover_backends(dirs, only, default_dir);
     check_section_keys(file, cfg.discovery);
 
     for (const FoundBackend &b : cfg.discovery.backends) {

@@ -322,7 +322,7 @@ std::vector<std::string> plugin_files(const fs::path &dir) {
 
 const FoundBackend *Discovery::find(const std::string &name) const {
     for (const FoundBackend &b : backends) {
-        if (b.plugin->name == name) return &b;
+        if (b.plugin->name == name && !b.replaced) return &b;
     }
     return nullptr;
 }
@@ -333,7 +333,9 @@ bool Discovery::found_unopened(const std::string &name) const {
 
 std::string Discovery::names() const {
     std::string out;
-    for (const FoundBackend &b : backends) out += (out.empty() ? "" : ", ") + b.plugin->name;
+    for (const FoundBackend &b : backends) {
+        if (!b.replaced) out += (out.empty() ? "" : ", ") + b.plugin->name;
+    }
     for (const std::string &name : not_opened) out += (out.empty() ? "" : ", ") + name;
     return out;
 }
@@ -389,24 +391,59 @@ std::vector<std::string> split_search_path(const std::string &list) {
     return dirs;
 }
 
-Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only) {
+namespace {
+bool same_folder(const std::string &a, const std::string &b) {
+    std::error_code ec;
+    return !a.empty() && !b.empty() && fs::equivalent(a, b, ec);
+}
+} // namespace
+
+Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only,
+                            const std::string &builtin_dir) {
     Discovery d;
     std::unordered_set<std::string> seen;
     const std::string prefix = XFER_BACKEND_FILE_PREFIX;
     const std::string suffix = XFER_BACKEND_FILE_SUFFIX;
+    const auto name_of = [&](const std::string &file) {
+        return file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
+    };
+    // The backends shipped with this libxfer.so: a file of the same name in another folder
+    // does not replace one unless XFER_PLUGIN_OVERRIDE=1 says so.
+    std::unordered_set<std::string> builtin;
+    const char *override_env = secure_getenv("XFER_PLUGIN_OVERRIDE");
+    if (override_env == nullptr || std::strcmp(override_env, "1") != 0) {
+        std::error_code ec;
+        if (!builtin_dir.empty() && fs::is_directory(builtin_dir, ec)) {
+            for (const std::string &file : plugin_files(builtin_dir)) builtin.insert(name_of(file));
+        }
+    }
     for (const std::string &dir : dirs) {
         std::error_code ec;
         d.dirs.push_back(SearchedDir{dir, fs::is_directory(dir, ec)});
         if (!d.dirs.back().exists) continue;
+        const bool builtin_folder = same_folder(dir, builtin_dir);
         for (const std::string &file : plugin_files(dir)) {
-            std::string name = file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
-            if (!seen.insert(name).second) continue; // an earlier folder already has this backend
+            const std::string name = name_of(file);
+            if (seen.count(name) != 0) continue; // an earlier folder already has this backend
             if (!only.empty() && name != only) {
+                seen.insert(name);
                 d.not_opened.push_back(name);
                 continue;
             }
             FoundBackend found;
             const fs::path path = fs::path(dir) / file;
+            if (!builtin_folder && builtin.count(name) != 0) {
+                // Listed, never opened; the built-in one is found in its own folder later.
+                found.replaced = true;
+                found.plugin = &refused_cached(
+                    name, path.string(),
+                    msg("plugin ", path.string(), " has the name of the built-in backend '", name, "' in ", builtin_dir,
+                        ", which is used instead; not loaded (XFER_PLUGIN_OVERRIDE=1 uses it)"));
+                probe(found);
+                d.backends.push_back(found);
+                continue;
+            }
+            seen.insert(name);
             const std::string unsafe = unsafe_reason(dir, path);
             found.plugin =
                 unsafe.empty() ? &load_cached(name, path.string()) : &refused_cached(name, path.string(), unsafe);

@@ -39,6 +39,9 @@ struct FoundBackend {
     xfer_status status = XFER_SUCCESS; // why unavailable: the load status or the probe's status
     const char *reason = "";           // lives as long as the process
     int device_count = 0;
+    // A file with a built-in backend's name found outside the default folder: listed
+    // (unavailable, saying so) but never opened; find() skips it.
+    bool replaced = false;
 };
 
 struct SearchedDir {
@@ -72,7 +75,12 @@ std::vector<std::string> split_search_path(const std::string &list);
 // With `only` set, the other plugins' files are listed in not_opened and never opened: opening
 // runs a library's constructors, and a program that asked for one backend must not run the
 // code of every file that happens to lie on the search path.
-Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only = std::string());
+// A file found outside `builtin_dir` (lib/xfer next to libxfer.so) whose name a file there
+// also has is not used: the built-in backend is, unless XFER_PLUGIN_OVERRIDE=1 (ignored in
+// set-user-ID programs). Replacing the GPU-less host backend, or a CUDA backend, by a file
+// that happens to lie earlier on XFER_PLUGIN_PATH must be asked for.
+Discovery discover_backends(const std::vector<std::string> &dirs, const std::string &only = std::string(),
+                            const std::string &builtin_dir = std::string());
 
 // fork() handlers (fork_support.cpp): hold the registry's locks across fork().
 void plugin_registry_lock_for_fork();

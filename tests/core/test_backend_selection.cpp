@@ -67,13 +67,16 @@ TEST_F(BackendSelection, UnknownNameIsBackendNotFoundNamingIt) {
 
 TEST_F(BackendSelection, DefaultIsFirstAvailableOfThePreferredOrder) {
     // fallback/ holds unavailable pinned, pageable, managed, zerocopy and an available host;
-    // being searched first, they shadow any real plugins of those names.
+    // being searched first, and allowed to replace the built-in backends of those names
+    // (XFER_PLUGIN_OVERRIDE), they shadow the real plugins.
+    EnvGuard override_builtin("XFER_PLUGIN_OVERRIDE", "1");
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"fallback", "good"}));
     EXPECT_EQ(opened_backend(), "host");
 }
 
 TEST_F(BackendSelection, DefaultWithNothingAvailableSaysWhy) {
     // unavailable/ shadows all five preferred names with plugins whose probe fails.
+    EnvGuard override_builtin("XFER_PLUGIN_OVERRIDE", "1");
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"unavailable", "good"}));
     xfer_context ctx = nullptr;
     EXPECT_XFER(XFER_ERROR_BACKEND_UNAVAILABLE, xfer_open(nullptr, -1, &ctx));

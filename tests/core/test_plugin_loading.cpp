@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Plugin discovery and loading through the C API, with mock plugins of every failure kind.
+#include <filesystem>
+#include <vector>
+
 #include "test_support.hpp"
 #include <xfer/xfer_backend.h>
 
@@ -261,6 +264,53 @@ TEST_F(PluginLoading, PluginsThatEndTheProcessWhenOpenedAreRefusedAndTheProcessG
     xfer_context ctx = nullptr;
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &ctx));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
+}
+
+TEST_F(PluginLoading, AFileWithABuiltinNameElsewhereIsListedButNotUsedUnlessAskedFor) {
+    // replace/ holds a "host" plugin; lib/xfer next to libxfer.so holds the built-in one.
+    const std::string builtin = std::string(XFER_TEST_BUILTIN_PLUGIN_DIR) + "/libxfer-backend-host.so";
+    const std::string stranger = plugin_dir("replace") + "/libxfer-backend-host.so";
+    ASSERT_TRUE(std::filesystem::exists(builtin)) << builtin;
+    struct Row {
+        std::string path, reason;
+        int available;
+    };
+    const auto hosts = [] {
+        std::vector<Row> rows;
+        int count = 0;
+        EXPECT_XFER(XFER_SUCCESS, xfer_backend_count(&count));
+        for (int i = 0; i < count; ++i) {
+            xfer_backend_info info{};
+            EXPECT_XFER(XFER_SUCCESS, xfer_backend_get_info(i, &info));
+            if (std::string(info.name) == "host") rows.push_back({info.path, info.reason, info.available});
+        }
+        return rows;
+    };
+    ASSERT_EQ(nullptr, std::getenv("XFER_MOCK_LOADED_host")) << "an earlier test opened replace/host";
+    {
+        EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"replace"}));
+        const auto rows = hosts();
+        ASSERT_EQ(rows.size(), 2u);
+        EXPECT_EQ(rows[0].path, stranger); // listed, saying why it is not used
+        EXPECT_EQ(rows[0].available, 0);
+        EXPECT_NE(rows[0].reason.find("XFER_PLUGIN_OVERRIDE=1"), std::string::npos) << rows[0].reason;
+        EXPECT_NE(rows[0].reason.find("built-in"), std::string::npos) << rows[0].reason;
+        EXPECT_EQ(rows[1].path, builtin);
+        EXPECT_EQ(rows[1].available, 1);
+        xfer_context ctx = nullptr;
+        ASSERT_XFER(XFER_SUCCESS, xfer_open("host", 0, &ctx));
+        EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
+        EXPECT_EQ(nullptr, std::getenv("XFER_MOCK_LOADED_host")) << "the stranger's code ran";
+    }
+    {
+        EnvGuard override_builtin("XFER_PLUGIN_OVERRIDE", "1");
+        EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"replace"}));
+        const auto rows = hosts();
+        ASSERT_EQ(rows.size(), 1u);
+        EXPECT_EQ(rows[0].path, stranger);
+        EXPECT_EQ(rows[0].available, 1);
+        EXPECT_STREQ("1", std::getenv("XFER_MOCK_LOADED_host"));
+    }
 }
 
 TEST_F(PluginLoading, BackendListFollowsSearchOrder) {

@@ -290,7 +290,11 @@ XFER_API const char *xfer_last_error(void);
     a file whose constructors or entry point abort, crash, exit or run for more than 30 s is
     listed unavailable with the signal or exit status and never opened here.
     XFER_PLUGIN_CHECK=0 skips the check, as does a missing checker file.
-    XFER_PLUGIN_PATH, XFER_CONFIG, XFER_PLUGIN_ALLOW_UNSAFE and XFER_PLUGIN_CHECK are ignored in set-user-ID and
+    A file with the name of a backend in lib/xfer/ (a built-in one) found in another folder is
+    listed unavailable, saying so, and never opened: the built-in one is used (listed after it),
+    unless XFER_PLUGIN_OVERRIDE=1, which lets the first file of a name win.
+    XFER_PLUGIN_PATH, XFER_CONFIG, XFER_PLUGIN_ALLOW_UNSAFE, XFER_PLUGIN_CHECK and
+    XFER_PLUGIN_OVERRIDE are ignored in set-user-ID and
     set-group-ID programs (secure_getenv). The XFER_CONFIG file must be a regular file of at
     most 1 MiB without NUL bytes, else XFER_ERROR_CONFIG. Returns XFER_ERROR_INVALID_ARGUMENT (count NULL), XFER_ERROR_CONFIG
     (the XFER_CONFIG file is malformed). Thread-safe. */
