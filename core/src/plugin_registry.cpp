@@ -407,22 +407,30 @@ Discovery discover_backends(const std::vector<std::string> &dirs, const std::str
     const auto name_of = [&](const std::string &file) {
         return file.substr(prefix.size(), file.size() - prefix.size() - suffix.size());
     };
+    // Each folder listed once, in search order (the default folder is always among them).
+    struct Listed {
+        std::string dir;
+        std::vector<std::string> files;
+        bool builtin_folder;
+    };
+    std::vector<Listed> listed;
+    for (const std::string &dir : dirs) {
+        std::error_code ec;
+        d.dirs.push_back(SearchedDir{dir, fs::is_directory(dir, ec)});
+        if (d.dirs.back().exists) listed.push_back(Listed{dir, plugin_files(dir), same_folder(dir, builtin_dir)});
+    }
     // The backends shipped with this libxfer.so: a file of the same name in another folder
     // does not replace one unless XFER_PLUGIN_OVERRIDE=1 says so.
     std::unordered_set<std::string> builtin;
     const char *override_env = secure_getenv("XFER_PLUGIN_OVERRIDE");
     if (override_env == nullptr || std::strcmp(override_env, "1") != 0) {
-        std::error_code ec;
-        if (!builtin_dir.empty() && fs::is_directory(builtin_dir, ec)) {
-            for (const std::string &file : plugin_files(builtin_dir)) builtin.insert(name_of(file));
+        for (const Listed &l : listed) {
+            if (!l.builtin_folder) continue;
+            for (const std::string &file : l.files) builtin.insert(name_of(file));
         }
     }
-    for (const std::string &dir : dirs) {
-        std::error_code ec;
-        d.dirs.push_back(SearchedDir{dir, fs::is_directory(dir, ec)});
-        if (!d.dirs.back().exists) continue;
-        const bool builtin_folder = same_folder(dir, builtin_dir);
-        for (const std::string &file : plugin_files(dir)) {
+    for (const auto &[dir, files, builtin_folder] : listed) {
+        for (const std::string &file : files) {
             const std::string name = name_of(file);
             if (seen.count(name) != 0) continue; // an earlier folder already has this backend
             if (!only.empty() && name != only) {

@@ -138,13 +138,15 @@ class BatchClassifier {
         CUdeviceptr start = 0;
         std::size_t bytes = 0;
         void *values[] = {&type, &managed, &start, &bytes};
-        if (query(4, names, values, static_cast<CUdeviceptr>(p)) != CUDA_SUCCESS || bytes == 0) {
-            return classify(ptr); // not memory the driver knows: asked the usual way, not remembered
-        }
+        if (query(4, names, values, static_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return classify(ptr);
+        // Memory the driver does not know comes back as type 0: pageable, as classify() would
+        // say (cudaMemoryTypeUnregistered), without asking the driver a second time.
         const Memory m = managed != 0                   ? Memory::managed
                          : type == CU_MEMORYTYPE_DEVICE ? Memory::device
                          : type == CU_MEMORYTYPE_HOST   ? Memory::pinned_host
+                         : type == 0                    ? Memory::pageable
                                                         : classify(ptr);
+        if (bytes == 0) return m; // no extent to remember (pageable memory)
         known_[next_] = Known{static_cast<std::uintptr_t>(start), bytes, m};
         next_ = (next_ + 1) % known_.size();
         used_ = used_ < known_.size() ? used_ + 1 : used_;
