@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The proof run on the H200 against a carried gpu-carry build, in the order that matters most
-# when device time is short: `xfer-tool bench` (table and JSON), the asynchronous pageable rows
-# of the bench (staging = async, with eager module loading: xfer.h says why), the CuPy test of
+# when device time is short: `xfer-tool bench` (table and JSON), the pageable rows of the bench
+# again with staging = sync (the default is async), the CuPy test of
 # the Python binding, then the contract suite on all five backends and the CUDA suite
 # (tools/gpu-check, its logs packed into check.tgz). Optional parts named on the command line:
 #   compare  (scripts/compare-time-check.sh: compare with defaults <= 90 s)
@@ -29,11 +29,11 @@ step bench
 timeout "${XFER_PROOF_BENCH_SECONDS:-170}" "$tool" bench --seed 1 --format json -o "$p/bench.json" >"$p/bench.txt" 2>&1
 echo "bench exit=$?"
 cat "$p/bench.txt"
-step bench async
-CUDA_MODULE_LOADING=EAGER XFER_PAGEABLE_STAGING=async timeout 60 "$tool" bench --seed 1 \
-    --targets 'pageable-async-*,pageable-overlap,pageable-pinned-*-1GiB' >"$p/bench-async.txt" 2>&1
-echo "bench async exit=$?"
-cat "$p/bench-async.txt"
+step bench sync
+XFER_PAGEABLE_STAGING=sync timeout 60 "$tool" bench --seed 1 \
+    --targets 'pageable-async-*,pageable-overlap,pageable-pinned-*' >"$p/bench-sync.txt" 2>&1
+echo "bench sync exit=$?"
+cat "$p/bench-sync.txt"
 step cupy
 timeout 60 bash bindings/python/tests/run_cupy.sh "$build" >"$p/cupy.txt" 2>&1
 echo "cupy exit=$?"; tail -12 "$p/cupy.txt"

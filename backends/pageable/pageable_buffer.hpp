@@ -7,8 +7,10 @@
 
 namespace xfer::cuda::pageable {
 
-// When a buffer copy returns under the declared default of `staging` ("sync": once the bytes are
-// in host memory or queued for DMA, so the call may wait for the host side of a staged copy).
+// When a buffer copy returns: a staged copy returns at once (staging = async, the default), but
+// a copy below staged_min_bytes goes the driver's way, and the driver's pageable copy may wait
+// for the stream (to the host it always does), so the strategy does not promise
+// XFER_CAP_ASYNC_COPY.
 // The table's capabilities follow from it; pageable_params.cpp checks it against the declared
 // default at compile time.
 constexpr plugin::Completion kDefaultCompletion = plugin::Completion::may_wait;

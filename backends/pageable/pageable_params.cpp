@@ -10,29 +10,30 @@
 namespace xfer::cuda::pageable {
 
 // Help texts that name constants of the staging plan are built from them.
-static_assert(kMinChunkBytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
+static_assert(kMinDmaChunkBytes % 1024 == 0, "chunk_size's help names the smallest chunk in KiB");
 constexpr auto kThreadsHelp = plugin::join(
-    "worker threads of the staging engine, each owning whole chunks; 0 = one per hardware thread, at most ",
+    "worker threads of the staging engine, each copying pieces of chunks between the user's memory and the "
+    "page-locked slots; 0 = one per hardware thread but one (left to the application), at most ",
     plugin::decimal<kMaxAutoThreads>().text);
 constexpr auto kChunkHelp = plugin::join(
-    "bytes per staging slot and largest chunk of a staged copy (smaller copies are cut so that every worker "
-    "gets a chunk of at least ",
-    plugin::decimal<kMinChunkBytes / 1024>().text, " KiB)");
+    "largest DMA chunk of a staged copy and bytes per staging slot (a copy is cut into about ",
+    plugin::decimal<kTargetChunks>().text, " chunks of at least ", plugin::decimal<kMinDmaChunkBytes / 1024>().text,
+    " KiB, each filled or drained by all the workers at once)");
+constexpr auto kSlotsHelp = plugin::join(
+    "page-locked staging slots of chunk_size bytes (the arena, allocated once, at the context's first staged copy; "
+    "one copy takes at most half of it); 0 = one per worker, at least ",
+    plugin::decimal<kMinAutoSlots>().text);
 
 constexpr xfer_backend_param kParams[] = {
-    {"staging", "string", "sync",
-     "how copies between pageable host memory and device memory of at least staged_min_bytes run: sync = "
-     "through the staging engine (worker threads copy chunks into page-locked slots while the copy engine moves "
-     "others), the call returning once the bytes are in host memory (to host) or queued for DMA (to device); "
-     "async = the same but the call returns at once and the stream waits at a gate (stream memory operations): "
-     "do not combine with CUDA calls that wait for the whole device from other threads (first kernel launches "
-     "under lazy module loading, cudaFree); off = every copy goes straight to cudaMemcpyAsync"},
+    {"staging", "string", "async",
+     "how copies between pageable host memory and device memory of at least staged_min_bytes run: async = "
+     "through the staging engine, the call returning at once and the stream waiting for the bytes (stream memory "
+     "operations; the engine's threads make no CUDA call, so no CUDA call of another thread can hold it up); "
+     "sync = the same, the call returning once the user's memory was read (to device) or written (to host); "
+     "off = every copy goes straight to cudaMemcpyAsync"},
     {"staging_threads", "int", "0", kThreadsHelp.text},
-    {"staging_slots", "int", "0",
-     "page-locked staging slots of chunk_size bytes each, shared out among the workers (allocated once, at the "
-     "context's first staged copy); 0 = twice staging_threads, so each worker fills one slot while the copy "
-     "engine reads another"},
-    {"chunk_size", "size", "4194304", kChunkHelp.text},
+    {"staging_slots", "int", "0", kSlotsHelp.text},
+    {"chunk_size", "size", "8388608", kChunkHelp.text},
     {"staged_min_bytes", "size", "16777216",
      "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them: on the "
      "H200 the driver moved 4 MiB at 13 GB/s, the engine at 8; at 16 MiB the engine was 1.9x faster); measure "
@@ -46,12 +47,6 @@ namespace {
 // The values of `staging`, in the order of Staging.
 enum Staging : std::size_t { staging_sync, staging_async, staging_off };
 constexpr const char *kStagingModes[] = {"sync", "async", "off"};
-
-// The buffer strategy's facts (and so the table's capabilities) describe the declared default:
-// only `async` returns before the bytes move; sync and off may wait on the host.
-static_assert((kDefaultCompletion == plugin::Completion::queued) ==
-                  plugin::same_text(plugin::declared_default(kParams, "staging"), kStagingModes[staging_async]),
-              "kDefaultCompletion (pageable_buffer.hpp) must describe the declared default of staging");
 
 xfer_status read(const xfer_backend_param_value *values, std::size_t count, const char *name, std::uint64_t min,
                  std::uint64_t max, std::uint64_t *out) {
@@ -79,12 +74,6 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     }
     if (slots == 0) {
         slots = auto_slots(threads);
-    }
-    if (slots < threads) {
-        return fail(XFER_ERROR_CONFIG,
-                    "pageable: staging_slots (%llu) must be at least staging_threads (%llu): "
-                    "every worker needs a slot of its own",
-                    static_cast<unsigned long long>(slots), static_cast<unsigned long long>(threads));
     }
     auto ctx = std::make_unique<PageableContext>();
     if (staging != staging_off) {

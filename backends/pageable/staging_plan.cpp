@@ -6,10 +6,11 @@
 namespace xfer::cuda::pageable {
 
 std::size_t auto_threads(std::size_t hardware_threads) noexcept {
-    return std::clamp<std::size_t>(hardware_threads, 1, kMaxAutoThreads);
+    const std::size_t spare = hardware_threads > 2 ? hardware_threads - 1 : hardware_threads;
+    return std::clamp<std::size_t>(spare, 1, kMaxAutoThreads);
 }
 
-std::size_t auto_slots(std::size_t threads) noexcept { return 2 * std::max<std::size_t>(threads, 1); }
+std::size_t auto_slots(std::size_t threads) noexcept { return std::max(threads, kMinAutoSlots); }
 
 std::size_t chunk_count(std::size_t bytes, std::size_t chunk) noexcept {
     return chunk == 0 ? 0 : (bytes + chunk - 1) / chunk;
@@ -26,20 +27,61 @@ Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept
 } // namespace xfer::cuda::pageable
 
 namespace xfer::cuda::pageable {
+namespace {
 
-std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept {
-    constexpr std::size_t page = 4096;
-    // Two chunks per worker's share, so the copy engine moves the workers' first chunks while
-    // they copy their second: at 64 MiB (2 MiB chunks instead of 4) H2D went from 0.48x to
-    // 0.60x pinned on the H200, medians of three alternating rounds; D2H stayed (0.61x). But
-    // never below kMinPipelinedChunkBytes unless a worker's share is smaller: 512 KiB chunks
-    // made 16 MiB slower (1.29x -> 1.08x the driver). Large copies get slot-sized chunks
-    // (four per worker lost 5-25% at 256 MiB and 1 GiB: docs/performance.md).
-    const std::size_t share = bytes / std::max<std::size_t>(threads, 1);
-    std::size_t chunk = std::max(share / 2, std::min(share, kMinPipelinedChunkBytes));
-    chunk = std::max(chunk, kMinChunkBytes);
-    chunk = (chunk + page - 1) / page * page;
-    return std::max<std::size_t>(std::min(chunk, slot_bytes), 1);
+constexpr std::size_t kPage = 4096;
+
+std::size_t round_up(std::size_t n, std::size_t unit) noexcept { return (n + unit - 1) / unit * unit; }
+
+} // namespace
+
+std::size_t plan_chunk(std::size_t bytes, std::size_t max_chunk) noexcept {
+    std::size_t chunk = std::max((bytes + kTargetChunks - 1) / kTargetChunks, kMinDmaChunkBytes);
+    chunk = std::min(round_up(chunk, kPage), max_chunk);
+    return std::max<std::size_t>(chunk, 1);
+}
+
+ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
+    ChunkLayout l;
+    l.bytes = bytes;
+    l.chunk = plan_chunk(bytes, max_chunk);
+    const std::size_t edge = round_up(l.chunk / 4, kPage);
+    if (bytes >= 2 * l.chunk && edge < l.chunk) {
+        l.edge = edge;
+        l.count = chunk_count(bytes - 2 * edge, l.chunk) + 2;
+    } else {
+        l.count = chunk_count(bytes, l.chunk);
+    }
+    return l;
+}
+
+Span ChunkLayout::span(std::size_t index) const noexcept {
+    if (edge == 0) {
+        return nth_chunk(bytes, chunk, index);
+    }
+    if (index == 0) {
+        return Span{0, edge};
+    }
+    if (index + 1 == count) {
+        return Span{bytes - edge, edge};
+    }
+    const Span middle = nth_chunk(bytes - 2 * edge, chunk, index - 1);
+    return Span{edge + middle.offset, middle.bytes};
+}
+
+std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept {
+    const std::size_t share = (chunk + std::max<std::size_t>(threads, 1) - 1) / std::max<std::size_t>(threads, 1);
+    return round_up(std::max(share, kMinPieceBytes), kPage);
+}
+
+std::size_t granules_of(std::size_t bytes) noexcept {
+    return std::max<std::size_t>(1, (bytes + kArenaGranuleBytes - 1) / kArenaGranuleBytes);
+}
+
+std::size_t plan_slots(std::size_t chunks, std::size_t chunk, std::size_t arena_granules) noexcept {
+    const std::size_t per_slot = granules_of(chunk);
+    const std::size_t share = std::max(per_slot, arena_granules / 2);
+    return std::max<std::size_t>(1, std::min({chunks, kMaxSlotsPerCopy, share / per_slot}));
 }
 
 } // namespace xfer::cuda::pageable

@@ -14,14 +14,20 @@ struct Span {
     std::size_t bytes = 0;
 };
 
-// staging_threads 0: one worker per hardware thread, at most kMaxAutoThreads. On the H200
-// machine (16 cores) 12-16 workers reached the link's ~50 GB/s; fewer than ~10 did not
-// (one worker's memcpy into page-locked memory runs at ~5-10 GB/s).
+// staging_threads 0: one worker per hardware thread but one (left to the application, whose
+// thread queues the copy's operations while the workers already copy: with a worker on every
+// core of the H200 machine, a 64 MiB copy to the device paid ~0.5 ms for the caller's lost
+// time slices), all of them on machines of one or two, at most kMaxAutoThreads. On the H200
+// machine (16 cores) 12-16 workers reached the link's ~50 GB/s; fewer than ~10 did not (one
+// worker's memcpy into page-locked memory runs at ~5-10 GB/s).
 constexpr std::size_t kMaxAutoThreads = 16;
 std::size_t auto_threads(std::size_t hardware_threads) noexcept;
 
-// staging_slots 0: two slots per worker, so each worker fills one slot while the copy engine
-// still reads the other (slots = workers measured 36-38 GB/s, 2x workers 49-51, on the H200).
+// staging_slots 0: one slot of chunk_size per worker, at least four: with the default 8 MiB
+// chunks, 128 MiB of page-locked memory on a 16-core machine (as the previous engine's 2 x 16
+// slots of 4 MiB), room for two copies of eight chunks in flight each (every worker copies
+// pieces of every slot, so slots need not follow the worker count).
+constexpr std::size_t kMinAutoSlots = 4;
 std::size_t auto_slots(std::size_t threads) noexcept;
 
 // How many chunks of `chunk` bytes cover `bytes` (the last may be shorter); 0 for bytes 0.
@@ -34,17 +40,53 @@ Span nth_chunk(std::size_t bytes, std::size_t chunk, std::size_t index) noexcept
 
 namespace xfer::cuda::pageable {
 
-// A chunk is never smaller than this (below it, a worker's hand-off costs more than its copy).
-constexpr std::size_t kMinChunkBytes = std::size_t{256} << 10;
+// The staging arena is reserved in granules of this size: a slot is a run of whole granules.
+constexpr std::size_t kArenaGranuleBytes = std::size_t{64} << 10;
 
-// Cutting a worker's share in two (for the pipeline's sake) stops at this chunk size.
-constexpr std::size_t kMinPipelinedChunkBytes = std::size_t{1} << 20;
+// A staged copy is cut into about this many DMA chunks: each costs the calling thread two
+// queued operations (~7 us together on the H200 machine), so a 64 MiB copy (~1.4 ms) spends
+// ~4% of its time queuing, while the first DMA waits for one chunk only (12 chunks: 6.4%).
+constexpr std::size_t kTargetChunks = 8;
 
-// The chunk a staged copy of `bytes` uses with `threads` workers and slots of `slot_bytes`:
-// enough chunks for every worker to have one (so a mid-sized copy is not left to one worker's
-// memcpy), two where that leaves chunks of at least kMinPipelinedChunkBytes (so DMAs start
-// while the workers still copy), never below kMinChunkBytes, never above a slot, rounded to
-// whole pages.
-std::size_t plan_chunk(std::size_t bytes, std::size_t threads, std::size_t slot_bytes) noexcept;
+// A DMA chunk is never smaller than this (unless the copy is), so that small staged copies do
+// not pay one queued operation per few KiB.
+constexpr std::size_t kMinDmaChunkBytes = std::size_t{512} << 10;
+
+// A worker copies at least this much at once (below it, the hand-off costs more than the copy).
+constexpr std::size_t kMinPieceBytes = std::size_t{128} << 10;
+
+// The DMA chunk of a staged copy of `bytes` whose chunks are at most `max_chunk`: about
+// kTargetChunks chunks, at least kMinDmaChunkBytes, whole pages, never above max_chunk.
+std::size_t plan_chunk(std::size_t bytes, std::size_t max_chunk) noexcept;
+
+// How a staged copy of `bytes` is cut: chunks of `chunk` bytes, except, for copies of at least
+// two chunks, a short head and a short tail of `edge` bytes (a quarter chunk): the first DMA
+// (to the device) waits only for the head to be copied, and to the host only the tail is left
+// to copy after the last DMA. With equal 8 MiB chunks those two cost ~0.3 ms of a 64 MiB copy.
+struct ChunkLayout {
+    std::size_t bytes = 0;
+    std::size_t chunk = 0;
+    std::size_t edge = 0; // 0: equal chunks (only the last may be shorter)
+    std::size_t count = 0;
+    Span span(std::size_t index) const noexcept;
+};
+ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept;
+
+// What one worker copies at once of a chunk: the chunk shared out among the workers, at least
+// kMinPieceBytes, whole pages.
+std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
+
+// Granules a slot of `chunk` bytes takes.
+std::size_t granules_of(std::size_t bytes) noexcept;
+
+// A copy keeps at most this many chunks in flight: the workers fill one while the copy engine
+// moves others (the link is a little faster than the workers' copying, so two would nearly
+// do); more would only keep other copies, queued behind it on other streams, out of the arena.
+constexpr std::size_t kMaxSlotsPerCopy = 6;
+
+// How many slots a copy of `chunks` chunks of `chunk` bytes reserves in an arena of
+// `arena_granules`: one per chunk, at most kMaxSlotsPerCopy and half the arena (so a second
+// copy on another stream finds room), at least one.
+std::size_t plan_slots(std::size_t chunks, std::size_t chunk, std::size_t arena_granules) noexcept;
 
 } // namespace xfer::cuda::pageable

@@ -169,8 +169,8 @@ TEST_P(GpuFaults, ChildOfAProcessThatUsedCudaFindsTheBackendUnavailable) {
     });
 }
 
-// A fault that lands while a staged pageable copy is under way (issue 7): its worker threads
-// see the sticky error in the middle of the copy. The fault is reported (by the copy's call,
+// A fault that lands while a staged pageable copy is under way (issue 7): the stream stops in
+// the middle of the copy and the engine's watchdog (cudaStreamQuery) gives the copy up. The fault is reported (by the copy's call,
 // the next synchronisation of its stream, or at the latest of the faulting kernel's stream)
 // naming the CUDA error, later calls are refused, nothing hangs (the child's alarm turns a
 // hang into a failure); both directions, both staging modes. The copy (256 MiB, ~5-10 ms)
@@ -179,10 +179,9 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
     for (const char *mode : {"sync", "async"}) {
         for (const xfer_direction dir : {XFER_TO_DEVICE, XFER_TO_HOST}) {
             SCOPED_TRACE(std::string(mode) + (dir == XFER_TO_DEVICE ? " to device" : " to host"));
-            // Set before fork: the child inherits them before its first CUDA call. Eager module
-            // loading: the async gate must not meet a lazily loaded kernel (xfer.h says why).
+            // Set before fork: the child inherits it before its first CUDA call. Module loading
+            // stays CUDA's default (lazy): the engine's threads make no CUDA call to get stuck.
             ::setenv("XFER_PAGEABLE_STAGING", mode, 1);
-            ::setenv("CUDA_MODULE_LOADING", "EAGER", 1);
             in_child([&] {
                 const std::size_t n = std::size_t(256) << 20;
                 xfer_context ctx = nullptr;
@@ -225,7 +224,6 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
                 (void)xfer_close(ctx);
             });
             ::unsetenv("XFER_PAGEABLE_STAGING");
-            ::unsetenv("CUDA_MODULE_LOADING");
         }
     }
 }

@@ -74,7 +74,7 @@ TEST_P(PluginTable, ImplementsEveryEntry) {
 
 TEST_P(PluginTable, DeclaresTheCapsOfItsStrategy) {
     const std::map<std::string, unsigned> expected = {
-        {"pageable", 0u}, // staging = sync by default: a staged copy returns when done or queued
+        {"pageable", 0u}, // copies below staged_min_bytes go the driver's way, which may wait
         {"pinned", XFER_CAP_ASYNC_COPY},
         {"managed", XFER_CAP_SHARED_VIEW | XFER_CAP_MIGRATES | XFER_CAP_ASYNC_COPY},
         {"zerocopy", XFER_CAP_SHARED_VIEW | XFER_CAP_NO_COPY},
@@ -135,16 +135,18 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
     }
 }
 
-TEST(PluginTablePageable, RefusesFewerSlotsThanWorkers) {
+TEST(PluginTablePageable, AcceptsFewerSlotsThanWorkers) {
+    // Every worker copies pieces of every slot: the arena need not follow the worker count.
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
     xfer::test::reset_captured_error();
-    const xfer_backend_param_value values[] = {{"staging_threads", "4"}, {"staging_slots", "3"}};
+    const xfer_backend_param_value values[] = {{"staging_threads", "4"}, {"staging_slots", "1"}};
     void *ctx = nullptr;
-    EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 2, &ctx));
-    EXPECT_EQ(nullptr, ctx);
-    EXPECT_NE(std::string::npos, xfer::test::captured_error().message.find("staging_slots"))
-        << xfer::test::captured_error().message;
+    const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
+    EXPECT_NE(XFER_ERROR_CONFIG, st) << xfer::test::captured_error().message;
+    if (st == XFER_SUCCESS) {
+        EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer::test::captured_error().message;
+    }
 }
 
 TEST(PluginTablePageable, AcceptsStagingOffToTurnTheEngineOff) {

@@ -24,7 +24,7 @@ struct StagingCase {
     const char *staging_threads;            // nullptr: the declared default (auto)
     const char *chunk_size;                 // nullptr: the declared default
     std::size_t chunk_bytes;                // what chunk_size means, for sizes around it
-    const char *staging = nullptr;          // nullptr: sync (the default); "async"; "off": the direct path
+    const char *staging = nullptr;          // nullptr: the declared default (async); "sync"; "off": the direct path
     const char *staging_slots = nullptr;    // nullptr: the declared default (auto)
     const char *staged_min_bytes = nullptr; // "0": every copy staged, the smallest too
 };
@@ -71,15 +71,16 @@ class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
     xfer_stream stream_ = nullptr;
 };
 
-// Default configuration (sync); the asynchronous mode; small chunks (many per copy) with as
-// many slots as workers and every copy staged, the smallest too, asynchronously; one worker
-// with chunks that are not a power of two; the engine off (the direct path).
+// Default configuration (async); the asynchronous mode named; small chunks (many per copy),
+// three slots for three workers and every copy staged, the smallest too; one worker with
+// chunks that are not a power of two; the engine off (the direct path); the synchronous mode.
 inline const StagingCase kStagingCases[] = {
-    {"default", nullptr, nullptr, 4u << 20},
-    {"async", nullptr, nullptr, 4u << 20, "async"},
+    {"default", nullptr, nullptr, 8u << 20},
+    {"async", nullptr, nullptr, 8u << 20, "async"},
     {"async_chunk1MiB_threads3_slots3_all_staged", "3", "1MiB", 1u << 20, "async", "3", "0"},
     {"chunk700KiB_threads1", "1", "700KiB", 700u << 10},
     {"staging_off", nullptr, nullptr, 4u << 20, "off"},
+    {"sync", nullptr, nullptr, 8u << 20, "sync"},
 };
 
 // gtest prints the case by its label, not as raw bytes.

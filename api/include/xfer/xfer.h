@@ -27,21 +27,21 @@
  *  - An *_async call returns without waiting for the copy. Its source and destination
  *    must stay alive and unmodified until an event recorded after it, or a stream
  *    synchronisation, reports that it is done. This holds for pageable (ordinary) host
- *    memory exactly as for page-locked memory. On the pageable backend a large copy waits
- *    for the stream to reach it and returns once it is done (to host) or queued for DMA (to
- *    device) with its default staging = sync; with staging = async it returns at once and
- *    the staging engine's threads move it when the stream reaches it.
+ *    memory exactly as for page-locked memory. On the pageable backend a copy of at least
+ *    staged_min_bytes returns at once with its default staging = async: the stream itself
+ *    waits for the staging engine's threads (stream memory operations), which start when the
+ *    stream reaches the copy. With staging = sync it returns once the host memory was read
+ *    (to device) or written (to host). Smaller copies go to cudaMemcpyAsync, whose pageable
+ *    copies may wait for the stream (to the host they always do).
  *  - Pageable host memory and host functions: a copy reading pageable memory sees what host
  *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
  *    earlier copies to the host) wrote into it. Host functions launched directly on the
  *    native stream are invisible to xfer: queue them through xfer to keep this promise.
- *  - pageable with staging = async: the staging engine finishes a staged copy with CUDA calls
- *    on its own threads while a gate holds the stream. A CUDA call that waits for the whole
- *    device while holding the runtime's lock, made by any thread while such a copy is queued
- *    (a kernel's first launch under lazy module loading, cudaFree, cudaFreeHost), blocks
- *    those calls: a deadlock. Use async only where such calls cannot happen meanwhile (e.g.
- *    CUDA_MODULE_LOADING=EAGER, memory freed after synchronising); the default (sync) holds
- *    no stream and has no such hazard.
+ *  - pageable staging and other threads' CUDA calls: the staging engine's threads make no
+ *    CUDA call (they copy between the user's memory and page-locked slots and write flags
+ *    the stream waits for), so a CUDA call of another thread that waits for the whole device
+ *    under the runtime's lock (a kernel's first launch under lazy module loading, cudaFree,
+ *    cudaFreeHost) cannot hold a staged copy up, and lazy module loading needs no care.
  *  - Releasing with work still queued (the one rule for every backend): xfer_free,
  *    xfer_stream_destroy and xfer_close never release memory or a stream that queued work
  *    still uses -- buffer copies and raw copies (xfer_memcpy_async, xfer_memcpy_batch_async)
@@ -382,11 +382,12 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     waiting. Ordered after earlier work on `s`. The host view range must not be read or
     written by the host until the copy is known complete (event or stream synchronisation).
     Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync;
-    pageable = the staging engine for copies of at least its staged_min_bytes (host threads
-    copy chunks through page-locked slots, cudaMemcpyAsync moves each slot; with staging = sync
-    the call returns once the bytes are in host memory / queued for DMA, the stream waiting
-    for the DMAs through an event; with staging = async at once, the stream waiting at a
-    cuStreamWaitValue32 gate), cudaMemcpyAsync for smaller ones; managed = cudaMemPrefetchAsync
+    pageable = the staging engine for copies of at least its staged_min_bytes (queued at call
+    time on `s`: per chunk, cuStreamBatchMemOp waits for host threads to fill a page-locked
+    slot, cudaMemcpyAsync moves it and a flag write tells the threads it is done; to the host
+    the reverse, the stream waiting at the end until the threads have written the user's
+    memory; the call returns at once, or with staging = sync once the host memory was read or
+    written), cudaMemcpyAsync for smaller ones; managed = cudaMemPrefetchAsync
     to the device / to the host;
     zerocopy = nothing moves, only stream order is kept.
     Returns XFER_ERROR_INVALID_HANDLE (buf or s invalid, or from different contexts),

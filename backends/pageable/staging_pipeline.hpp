@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pageable backend's staging pipeline: copies between pageable host memory and device
+// memory through a page-locked arena, truly asynchronously and in stream order, with no CUDA
+// call made by any of its threads. CUDA-free (the device side is a DeviceQueue), so the whole
+// protocol is tested in CI with a fake queue, under ASan and TSan too.
+//
+// A copy of `bytes` is cut into DMA chunks (staging_plan.hpp). At call time it reserves k
+// slots of the arena (a slot holds one chunk) and queues *everything* on the user's stream:
+//   to the device, for chunk i in slot s, use u:  wait host[s] >= u; DMA slot -> device;
+//                                                 write device[s] = u
+//     (preceded by a write of the copy's *ready* word, so no worker reads the user's memory
+//     before earlier work on the stream, e.g. a copy to the host of the same range, is done);
+//   to the host:                                  wait host[s] >= u - 1; DMA device -> slot;
+//                                                 write device[s] = u
+//     (followed by waits host[s] >= last use of every slot: later work on the stream waits
+//     until the bytes are in the user's memory).
+// host[s] and device[s] are 32-bit words in mapped page-locked memory; `wait` and `write` are
+// CUDA's stream memory operations, compared as the driver does (wrap-around safe). The
+// pipeline's workers only poll words, memcpy pieces of chunks between the user's memory and
+// the slots, and store words: to the device, fill chunk i once device[s] >= u - 1 (the slot's
+// previous DMA has read it) and then store host[s] = u; to the host, drain chunk i once
+// device[s] >= u and then store host[s] = u.
+// Why nothing but the calling thread touches CUDA: a CUDA call that waits for the whole
+// context under the runtime's lock (a kernel's first launch under lazy module loading,
+// cudaFree, cudaFreeHost), made by any thread while a stream waits for the workers, would
+// otherwise block the workers' own CUDA calls: a deadlock (seen on the H200 with the previous
+// engine). Here the stream's progress needs only the workers' memcpy and stores.
+// Why not host functions (cudaLaunchHostFunc): CUDA runs them on one thread of the process,
+// so a user's blocking host function would stall every staged copy.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <xfer/xfer.h>
+
+namespace xfer::cuda::pageable {
+
+// A 32-bit word both sides see: the host through `host`, a stream through `device` (the
+// CUdeviceptr of the same mapped word; in tests, any token the fake queue understands).
+struct FlagWord {
+    std::uint32_t *host = nullptr;
+    std::uint64_t device = 0;
+};
+
+// One stream memory operation: wait until `word` >= value (wrap-around compare), or write
+// `value` into `word` once the stream's earlier work is done (with a memory fence, so the
+// bytes of an earlier DMA are visible first).
+struct FlagOp {
+    enum Kind { wait, write } kind = wait;
+    FlagWord word;
+    std::uint32_t value = 0;
+};
+
+enum class Way { to_device, to_host };
+
+// What the pipeline queues on users' streams. CUDA in the backend (CudaDeviceQueue); a fake
+// that runs each stream on a thread in the tests. Calls come from the thread that submits a
+// copy, except health(), which the watchdog calls.
+class DeviceQueue {
+  public:
+    virtual ~DeviceQueue() = default;
+    // Queues the operations, in order, on `stream`. On failure: the status, *why the call.
+    virtual xfer_status flags(void *stream, const FlagOp *ops, std::size_t count, std::string *why) noexcept = 0;
+    // Queues a copy between a slot (page-locked) and device memory on `stream`.
+    virtual xfer_status copy(void *stream, void *dst, const void *src, std::size_t bytes, Way way,
+                             std::string *why) noexcept = 0;
+    // Without waiting: XFER_SUCCESS while `stream` is healthy (busy or idle), else its failure.
+    virtual xfer_status health(void *stream, std::string *why) noexcept = 0;
+};
+
+// Whether `word` has reached `target`, as the driver's GEQ compares: (int32)(value - target) >= 0.
+inline bool reached(const std::uint32_t *word, std::uint32_t target) noexcept {
+    return static_cast<std::int32_t>(__atomic_load_n(word, __ATOMIC_ACQUIRE) - target) >= 0;
+}
+
+struct PipelineConfig {
+    std::size_t threads = 1;     // workers
+    std::size_t chunk_bytes = 0; // largest DMA chunk
+    std::size_t arena_bytes = 0; // page-locked staging memory, in granules of kArenaGranuleBytes
+    // A job whose stream made no progress for this long is checked with DeviceQueue::health.
+    std::chrono::milliseconds stall{100};
+    // Called (from a worker) when a copy to the host has written its last byte into the
+    // user's memory or was given up: the HostWriteTracker's end().
+    std::function<void(void *stream)> host_writes_done;
+    // Called on the watchdog's thread before its first DeviceQueue::health (makes the device current).
+    std::function<void()> watchdog_start;
+};
+
+class StagingPipeline {
+  public:
+    // `arena`: arena_bytes of page-locked memory; `words`: flag_words_needed(arena_bytes)
+    // words of mapped memory, all 0. Both outlive the pipeline. Starts the threads.
+    StagingPipeline(DeviceQueue &queue, const PipelineConfig &config, unsigned char *arena,
+                    std::vector<FlagWord> words);
+    ~StagingPipeline();
+    StagingPipeline(const StagingPipeline &) = delete;
+    StagingPipeline &operator=(const StagingPipeline &) = delete;
+
+    static std::size_t flag_words_needed(std::size_t arena_bytes) noexcept;
+
+    // Queues the copy on `stream` and sets *taken, or leaves *taken false (nothing queued: no
+    // room in the arena now) for the caller to copy the direct way. With `wait_host` the call
+    // returns once the user's memory was read (to the device) or written (to the host).
+    // A failure: the status and *why; a failure while queuing leaves what was queued harmless
+    // (its waits opened), and no worker touches the user's memory after the call.
+    xfer_status submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host, bool *taken,
+                       std::string *why) noexcept;
+
+    // A failure of a copy on `stream` that no call has reported (found by the watchdog).
+    bool take_stream_error(void *stream, xfer_status *status, std::string *message) noexcept;
+
+    // Waits until every copy is done on both sides (its streams were waited for before), then
+    // stops the threads. Copies given up after a failure leave their slots unused.
+    void close() noexcept;
+
+    // Counters for tests and `xfer-tool`: copies staged, copies sent the direct way for want
+    // of arena room, copies given up.
+    struct Counters {
+        std::uint64_t staged = 0;
+        std::uint64_t no_room = 0;
+        std::uint64_t given_up = 0;
+    };
+    Counters counters() const noexcept;
+
+  private:
+    struct Job;
+    struct Claim {
+        std::shared_ptr<Job> job;
+        std::size_t chunk = 0;
+        std::size_t piece = 0;
+    };
+
+    bool reserve_locked(std::size_t granules, std::size_t *first) noexcept;
+    void release_locked(const Job &job) noexcept;
+    bool chunk_eligible(Job &job, std::size_t chunk) noexcept;
+    bool claim_locked(Claim *out) noexcept;
+    void run(const Claim &c) noexcept;
+    void chunk_done(Job &job) noexcept;
+    void host_side_done_locked(const std::shared_ptr<Job> &job) noexcept;
+    bool reap_locked() noexcept;
+    void abort_locked(const std::shared_ptr<Job> &job, xfer_status status, const std::string &message) noexcept;
+    xfer_status enqueue(Job &job, std::string *why) noexcept;
+    void worker() noexcept;
+    void watchdog() noexcept;
+
+    DeviceQueue &queue_;
+    const PipelineConfig config_;
+    unsigned char *const arena_;
+    const std::vector<FlagWord> words_; // three per granule: host, device, ready
+    const std::size_t granules_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable work_;              // a job was submitted, a poller found work, stopping
+    std::condition_variable finished_;          // a job's host side or whole life ended
+    std::vector<unsigned char> granule_state_;  // 0 free, 1 reserved, 2 lost (after a failure)
+    std::vector<std::uint32_t> uses_;           // per granule: the last use value handed out
+    std::vector<std::uint32_t> readies_;        // per granule: the last ready value handed out
+    std::list<std::shared_ptr<Job>> claimable_; // jobs with pieces not yet claimed
+    std::list<std::shared_ptr<Job>> jobs_;      // every job not finished on both sides
+    std::unordered_map<void *, std::pair<xfer_status, std::string>> stream_errors_;
+    Counters counters_;
+    bool stopping_ = false;
+    bool polling_ = false;
+    std::vector<std::thread> workers_;
+    std::thread watchdog_;
+};
+
+} // namespace xfer::cuda::pageable

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Apache-2.0
+// Unit tests of the pageable staging engine's arithmetic: workers and slots chosen from the
+// machine, chunks and pieces that cover every copy. No device needed.
+#include <gtest/gtest.h>
+
+#include "staging_plan.hpp"
+
+namespace {
+
+using namespace xfer::cuda::pageable;
+
+constexpr std::size_t KiB = 1024;
+constexpr std::size_t MiB = 1024 * KiB;
+
+// Chunks of `unit` cover [0, bytes) in order, without gaps or overlap.
+void expect_cover(std::size_t bytes, std::size_t unit) {
+    const std::size_t n = chunk_count(bytes, unit);
+    std::size_t expected_offset = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const Span s = nth_chunk(bytes, unit, i);
+        EXPECT_EQ(expected_offset, s.offset) << "chunk " << i << " of " << bytes << " by " << unit;
+        EXPECT_GT(s.bytes, 0u) << "chunk " << i << " of " << bytes << " by " << unit;
+        EXPECT_LE(s.bytes, unit);
+        if (i + 1 < n) {
+            EXPECT_EQ(unit, s.bytes) << "only the last chunk may be short";
+        }
+        expected_offset += s.bytes;
+    }
+    EXPECT_EQ(bytes, expected_offset) << bytes << " by " << unit;
+}
+
+TEST(StagingPlan, AutoThreadsLeaveOneHardwareThreadUpToSixteen) {
+    EXPECT_EQ(1u, auto_threads(0)) << "an unknown thread count still gets one worker";
+    EXPECT_EQ(1u, auto_threads(1));
+    EXPECT_EQ(2u, auto_threads(2)) << "a two-thread machine keeps both";
+    EXPECT_EQ(2u, auto_threads(3));
+    EXPECT_EQ(15u, auto_threads(16));
+    EXPECT_EQ(16u, auto_threads(17));
+    EXPECT_EQ(kMaxAutoThreads, auto_threads(256));
+}
+
+TEST(StagingPlan, AutoSlotsAreOnePerWorkerAtLeastFour) {
+    EXPECT_EQ(kMinAutoSlots, auto_slots(0));
+    EXPECT_EQ(4u, auto_slots(1));
+    EXPECT_EQ(16u, auto_slots(16));
+}
+
+TEST(StagingPlan, ChunksPiecesAndSlots) {
+    // About kTargetChunks chunks, whole pages, at least kMinDmaChunkBytes, at most the slot.
+    EXPECT_EQ(8 * MiB, plan_chunk(1024 * MiB, 8 * MiB));
+    EXPECT_EQ(0u, plan_chunk(64 * MiB, 8 * MiB) % 4096);
+    EXPECT_LE(chunk_count(64 * MiB, plan_chunk(64 * MiB, 8 * MiB)), kTargetChunks);
+    EXPECT_EQ(kMinDmaChunkBytes, plan_chunk(1 * MiB, 8 * MiB));
+    EXPECT_EQ(64 * KiB, plan_chunk(1 * MiB, 64 * KiB));
+    EXPECT_EQ(1u, chunk_count(100, plan_chunk(100, 8 * MiB)));
+    // Pieces: the chunk shared out among the workers, at least kMinPieceBytes.
+    EXPECT_EQ(512 * KiB, plan_piece(8 * MiB, 16));
+    EXPECT_EQ(kMinPieceBytes, plan_piece(1 * MiB, 16));
+    EXPECT_EQ(8 * MiB, plan_piece(8 * MiB, 1));
+    // Slots: one per chunk, at most kMaxSlotsPerCopy and half the arena, at least one.
+    EXPECT_EQ(kMaxSlotsPerCopy, plan_slots(128, 8 * MiB, granules_of(128 * MiB)));
+    EXPECT_EQ(4u, plan_slots(128, 8 * MiB, granules_of(64 * MiB)));
+    EXPECT_EQ(3u, plan_slots(3, 8 * MiB, granules_of(128 * MiB)));
+    EXPECT_EQ(1u, plan_slots(10, 8 * MiB, granules_of(8 * MiB)));
+    EXPECT_EQ(1u, granules_of(1));
+    EXPECT_EQ(2u, granules_of(kArenaGranuleBytes + 1));
+}
+
+TEST(StagingPlan, ChunksCoverEveryCopy) {
+    const std::size_t sizes[] = {1, 4095, 4096, 700 * KiB + 3, MiB, 3 * MiB + 17, 64 * MiB};
+    const std::size_t slots[] = {4096, 700 * KiB, MiB, 8 * MiB};
+    for (std::size_t slot : slots) {
+        for (std::size_t bytes : sizes) {
+            const std::size_t chunk = plan_chunk(bytes, slot);
+            EXPECT_LE(chunk, slot);
+            expect_cover(bytes, chunk);
+            for (std::size_t threads : {1, 3, 16}) {
+                expect_cover(chunk, plan_piece(chunk, threads));
+            }
+        }
+    }
+}
+
+TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
+    // 64 MiB in 8 MiB chunks: a 2 MiB head, seven full chunks and a short one, a 2 MiB tail.
+    const ChunkLayout l = plan_layout(64 * MiB, 8 * MiB);
+    EXPECT_EQ(8 * MiB, l.chunk);
+    EXPECT_EQ(2 * MiB, l.edge);
+    EXPECT_EQ(10u, l.count);
+    EXPECT_EQ(2 * MiB, l.span(0).bytes);
+    EXPECT_EQ(8 * MiB, l.span(1).bytes);
+    EXPECT_EQ(64 * MiB - 2 * MiB, l.span(9).offset);
+    // Below two chunks: equal chunks, no edges.
+    EXPECT_EQ(0u, plan_layout(700 * KiB, 8 * MiB).edge);
+    const std::size_t sizes[] = {1, 4095, 700 * KiB + 3, MiB, 3 * MiB + 17, 16 * MiB + 1, 64 * MiB, 1024 * MiB + 5};
+    for (std::size_t max_chunk : {std::size_t{4096}, 700 * KiB, 8 * MiB}) {
+        for (std::size_t bytes : sizes) {
+            const ChunkLayout layout = plan_layout(bytes, max_chunk);
+            std::size_t expected_offset = 0;
+            for (std::size_t i = 0; i < layout.count; ++i) {
+                const Span s = layout.span(i);
+                EXPECT_EQ(expected_offset, s.offset) << "chunk " << i << " of " << bytes << " by " << max_chunk;
+                EXPECT_GT(s.bytes, 0u) << "chunk " << i << " of " << bytes << " by " << max_chunk;
+                EXPECT_LE(s.bytes, layout.chunk) << "a chunk must fit a slot";
+                expected_offset += s.bytes;
+            }
+            EXPECT_EQ(bytes, expected_offset) << bytes << " by " << max_chunk;
+        }
+    }
+}
+
+TEST(StagingPlan, ChunksOfNothingAndOfARemainder) {
+    EXPECT_EQ(0u, chunk_count(0, MiB));
+    EXPECT_EQ(0u, chunk_count(5, 0));
+    EXPECT_EQ(3u, chunk_count(2 * MiB + 1, MiB));
+    EXPECT_EQ(1u, nth_chunk(2 * MiB + 1, MiB, 2).bytes);
+    EXPECT_EQ(0u, nth_chunk(2 * MiB + 1, MiB, 3).bytes);
+}
+
+} // namespace
