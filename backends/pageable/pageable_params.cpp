@@ -26,7 +26,8 @@ constexpr auto kSlotsHelp = plugin::join(
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "async",
-     "how copies between pageable host memory and device memory of at least staged_min_bytes run: async = "
+     "how copies between pageable host memory and device memory of at least staged_min_bytes (to the device) "
+     "or staged_min_bytes_to_host run: async = "
      "through the staging engine, the call returning at once and the stream waiting for the bytes (stream memory "
      "operations; the engine's threads make no CUDA call, so no CUDA call of another thread can hold it up); "
      "sync = the same, the call returning once the user's memory was read (to device) or written (to host); "
@@ -35,9 +36,14 @@ constexpr xfer_backend_param kParams[] = {
     {"staging_slots", "int", "0", kSlotsHelp.text},
     {"chunk_size", "size", "8388608", kChunkHelp.text},
     {"staged_min_bytes", "size", "16777216",
-     "copies smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster for them: on the "
-     "H200 the driver moved 4 MiB at 13 GB/s, the engine at 8; at 16 MiB the engine was 1.9x faster); measure "
-     "the crossover of a machine with `xfer-tool bench --targets 'pageable-raw-*'`"},
+     "copies to the device smaller than this go straight to cudaMemcpyAsync (the driver's own path is faster "
+     "for them: on the H200 the driver moved 1 MiB at 13 GB/s and 4 MiB at 16, the engine at 6 and 13; at 16 MiB "
+     "the engine was 1.2-1.6x faster); measure the crossover of a machine with `xfer-tool bench --targets "
+     "'pageable-raw-*'`"},
+    {"staged_min_bytes_to_host", "size", "1048576",
+     "copies to the host smaller than this go straight to cudaMemcpyAsync (the driver's pageable path is slower "
+     "to the host: on the H200 the engine was 1.4x faster at 1 MiB, 1.2x at 4 MiB, and returns at once where "
+     "the driver's copy waits for the stream)"},
 };
 const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
 static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");
@@ -60,6 +66,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     std::uint64_t slots = 0;
     std::uint64_t chunk = 0;
     std::uint64_t staged_min = 0;
+    std::uint64_t staged_min_to_host = 0;
     std::size_t staging = 0;
     if (auto st = param_choice("pageable", kParams, kParamCount, values, count, "staging", kStagingModes, &staging)) {
         return st;
@@ -69,6 +76,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     // A chunk of one page at least (smaller never pays for its hand-off), 1 GiB at most.
     if (auto st = read(values, count, "chunk_size", 4096, 1ull << 30, &chunk)) return st;
     if (auto st = read(values, count, "staged_min_bytes", 0, ~0ull, &staged_min)) return st;
+    if (auto st = read(values, count, "staged_min_bytes_to_host", 0, ~0ull, &staged_min_to_host)) return st;
     if (threads == 0) {
         threads = auto_threads(std::thread::hardware_concurrency());
     }
@@ -83,6 +91,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
         config.slots = slots;
         config.chunk_bytes = chunk;
         config.staged_min_bytes = staged_min;
+        config.staged_min_bytes_to_host = staged_min_to_host;
         // Nothing is allocated or started yet: that waits for the first staged copy.
         ctx->engine = std::make_unique<StagingEngine>(*ctx, config);
     }

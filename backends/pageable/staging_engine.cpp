@@ -92,7 +92,8 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     // A small copy to the device goes the driver's way unless earlier work on its stream may
     // still write the host memory it reads (the driver reads it now): then the engine orders it.
     const bool at_risk = dir == XFER_TO_DEVICE && host_writes_.pending(stream);
-    if (bytes < config_.staged_min_bytes && !at_risk) {
+    const std::size_t staged_min = dir == XFER_TO_DEVICE ? config_.staged_min_bytes : config_.staged_min_bytes_to_host;
+    if (bytes < staged_min && !at_risk) {
         return XFER_SUCCESS;
     }
     if (!start()) {

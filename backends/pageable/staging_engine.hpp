@@ -25,10 +25,11 @@ struct EngineConfig {
     // false ("sync"): the call returns once the user's memory was read (to the device) or
     // written (to the host); true ("async"): at once, the stream waiting for the bytes.
     bool asynchronous = true;
-    std::size_t threads = 0;          // workers (resolved: never 0 here)
-    std::size_t slots = 0;            // page-locked slots of chunk_bytes: the arena
-    std::size_t chunk_bytes = 0;      // largest DMA chunk
-    std::size_t staged_min_bytes = 0; // smaller copies go straight to cudaMemcpyAsync
+    std::size_t threads = 0;                  // workers (resolved: never 0 here)
+    std::size_t slots = 0;                    // page-locked slots of chunk_bytes: the arena
+    std::size_t chunk_bytes = 0;              // largest DMA chunk
+    std::size_t staged_min_bytes = 0;         // smaller copies to the device go straight to cudaMemcpyAsync
+    std::size_t staged_min_bytes_to_host = 0; // the same to the host (the driver is slower that way)
 };
 
 class StagingEngine final : public HostCopyHook {

@@ -97,15 +97,16 @@ INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::te
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    // Its own five, then the batch parameters every CUDA backend declares (packed_batch.hpp).
-    ASSERT_EQ(8u, plugin.table->param_count);
+    // Its own six, then the batch parameters every CUDA backend declares (packed_batch.hpp).
+    ASSERT_EQ(9u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
-    EXPECT_STREQ("batch_pack_max", p[5].name);
-    EXPECT_STREQ("batch_staging", p[6].name);
-    EXPECT_STREQ("batch_host_threads", p[7].name);
-    const char *const names[] = {"staging", "staging_threads", "staging_slots", "chunk_size", "staged_min_bytes"};
-    const char *const types[] = {"string", "int", "int", "size", "size"};
-    for (std::size_t i = 0; i < 5; ++i) {
+    EXPECT_STREQ("batch_pack_max", p[6].name);
+    EXPECT_STREQ("batch_staging", p[7].name);
+    EXPECT_STREQ("batch_host_threads", p[8].name);
+    const char *const names[] = {"staging",    "staging_threads",  "staging_slots",
+                                 "chunk_size", "staged_min_bytes", "staged_min_bytes_to_host"};
+    const char *const types[] = {"string", "int", "int", "size", "size", "size"};
+    for (std::size_t i = 0; i < 6; ++i) {
         EXPECT_STREQ(names[i], p[i].name);
         EXPECT_STREQ(types[i], p[i].type);
         EXPECT_GT(std::strlen(p[i].help), 10u);

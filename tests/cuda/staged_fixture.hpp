@@ -26,7 +26,7 @@ struct StagingCase {
     std::size_t chunk_bytes;                // what chunk_size means, for sizes around it
     const char *staging = nullptr;          // nullptr: the declared default (async); "sync"; "off": the direct path
     const char *staging_slots = nullptr;    // nullptr: the declared default (auto)
-    const char *staged_min_bytes = nullptr; // "0": every copy staged, the smallest too
+    const char *staged_min_bytes = nullptr; // both directions' thresholds; "0": every copy staged
 };
 
 // Sets an environment variable for a scope and puts the old value (or its absence) back.
@@ -42,6 +42,7 @@ class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
             ScopedEnv staging("XFER_PAGEABLE_STAGING", GetParam().staging);
             ScopedEnv slots("XFER_PAGEABLE_STAGING_SLOTS", GetParam().staging_slots);
             ScopedEnv staged_min("XFER_PAGEABLE_STAGED_MIN_BYTES", GetParam().staged_min_bytes);
+            ScopedEnv staged_min_to_host("XFER_PAGEABLE_STAGED_MIN_BYTES_TO_HOST", GetParam().staged_min_bytes);
             ASSERT_XFER_OK(xfer_open("pageable", 0, &ctx_));
         }
         ASSERT_XFER_OK(xfer_stream_create(ctx_, &stream_));
