@@ -273,6 +273,9 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         claimable_.splice(claimable_.end(), claimable_node);
         jobs_.splice(jobs_.end(), jobs_node);
         ++counters_.staged;
+        // From here the pipeline owns the copy: it ends the host writes of a copy to the host
+        // (host_writes_done) whatever happens, so the caller must not.
+        *taken = true;
     }
     work_.notify_all();
     const xfer_status queued = enqueue(*job, why);
@@ -288,7 +291,6 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         *why = message;
         return queued;
     }
-    *taken = true;
     if (!wait_host) {
         return XFER_SUCCESS;
     }
@@ -498,6 +500,7 @@ void StagingPipeline::watchdog() noexcept {
         if (stopping_) {
             return;
         }
+        reap_locked(); // a finished copy is never asked about: its stream may be gone
         const std::int64_t stalled_before = now_ns() - std::chrono::nanoseconds(config_.stall).count();
         std::vector<std::shared_ptr<Job>> stalled;
         try {

@@ -113,8 +113,9 @@ class StagingPipeline {
     // Queues the copy on `stream` and sets *taken, or leaves *taken false (nothing queued: no
     // room in the arena now) for the caller to copy the direct way. With `wait_host` the call
     // returns once the user's memory was read (to the device) or written (to the host).
-    // A failure: the status and *why; a failure while queuing leaves what was queued harmless
-    // (its waits opened), and no worker touches the user's memory after the call.
+    // A failure: the status and *why, with *taken true if the pipeline had taken the copy (it
+    // then calls host_writes_done itself); a failure while queuing leaves what was queued
+    // harmless (its waits opened), and no worker touches the user's memory after the call.
     xfer_status submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host, bool *taken,
                        std::string *why) noexcept;
 
