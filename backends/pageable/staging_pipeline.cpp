@@ -24,7 +24,7 @@ void store_release(std::uint32_t *word, std::uint32_t value) noexcept {
     __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
 
-// The poller's wait between two looks at the words: spinning while a copy is moving (a DMA of
+// An idle worker's wait between two looks at the words: spinning while a copy is moving (a DMA of
 // a chunk takes ~100 us; a sleep costs ~60 us with Linux's default timer slack), short sleeps
 // once nothing has moved for 2 ms (a copy queued behind a long kernel), longer after 50 ms.
 void back_off(std::chrono::nanoseconds idle) noexcept {
@@ -460,10 +460,12 @@ void StagingPipeline::worker() noexcept {
             lock.lock();
             continue;
         }
-        if (!jobs_.empty() && !polling_) {
-            // One idle worker polls the words of copies in flight for the stream's progress;
-            // the others sleep until it finds work for them.
-            polling_ = true;
+        if (!jobs_.empty()) {
+            // While copies are in flight every idle worker polls their words for the stream's
+            // progress, so each starts on a chunk as soon as the stream frees one. (One poller
+            // waking the others through the condition variable cost a futex wake-up per worker
+            // per chunk: 64 MiB to the device at 0.53-0.60x pinned instead of 0.73-0.75x, on the
+            // H200, three alternating rounds.)
             const auto idle_since = Clock::now();
             bool found = false;
             while (!stopping_ && !jobs_.empty()) {
@@ -475,9 +477,7 @@ void StagingPipeline::worker() noexcept {
                 back_off(Clock::now() - idle_since);
                 lock.lock();
             }
-            polling_ = false;
             if (found) {
-                work_.notify_all();
                 lock.unlock();
                 run(c);
                 c.job.reset();

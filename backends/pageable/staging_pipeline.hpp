@@ -163,7 +163,7 @@ class StagingPipeline {
     const std::size_t granules_;
 
     mutable std::mutex mutex_;
-    std::condition_variable work_;              // a job was submitted, a poller found work, stopping
+    std::condition_variable work_;              // a job was submitted, stopping
     std::condition_variable finished_;          // a job's host side or whole life ended
     std::vector<unsigned char> granule_state_;  // 0 free, 1 reserved, 2 lost (after a failure)
     std::vector<std::uint32_t> uses_;           // per granule: the last use value handed out
@@ -173,7 +173,6 @@ class StagingPipeline {
     std::unordered_map<void *, std::pair<xfer_status, std::string>> stream_errors_;
     Counters counters_;
     bool stopping_ = false;
-    bool polling_ = false;
     std::vector<std::thread> workers_;
     std::thread watchdog_;
 };
