@@ -28,14 +28,17 @@ bool CudaDeviceQueue::start(const FlagWord &probe, std::string *why) noexcept {
         cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", &fn, 12000, cudaEnableDefault, &found);
     if (looked != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
         (void)cudaGetLastError();
-        *why = "cudaGetDriverEntryPointByVersion(cuStreamBatchMemOp) found no driver entry point";
+        describe_into(why, [] {
+            return std::string("cudaGetDriverEntryPointByVersion(cuStreamBatchMemOp) found no driver entry point");
+        });
         return false;
     }
     batch_ = reinterpret_cast<BatchFn>(fn);
     cudaStream_t s = nullptr;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
         (void)cudaGetLastError();
-        *why = "cudaStreamCreateWithFlags failed while proving stream memory operations";
+        describe_into(
+            why, [] { return std::string("cudaStreamCreateWithFlags failed while proving stream memory operations"); });
         return false;
     }
     const std::uint32_t target = *probe.host + 1;
@@ -46,8 +49,10 @@ bool CudaDeviceQueue::start(const FlagWord &probe, std::string *why) noexcept {
     (void)cudaStreamDestroy(s);
     (void)cudaGetLastError();
     if (queued != XFER_SUCCESS || synced != cudaSuccess || !reached(probe.host, target)) {
-        *why = "stream memory operations (cuStreamBatchMemOp) failed on this device: " +
-               (failed.empty() ? describe(synced) : failed);
+        describe_into(why, [&] {
+            return "stream memory operations (cuStreamBatchMemOp) failed on this device: " +
+                   (failed.empty() ? describe(synced) : failed);
+        });
         return false;
     }
     return true;
@@ -73,8 +78,10 @@ xfer_status CudaDeviceQueue::flags(void *stream, const FlagOp *ops, std::size_t 
         }
         const CUresult r = batch(static_cast<CUstream>(stream), static_cast<unsigned>(n), params, 0);
         if (r != CUDA_SUCCESS) {
-            *why = "cuStreamBatchMemOp (" + std::to_string(n) + " flag operations of a staged copy): CUresult " +
-                   std::to_string(int(r));
+            describe_into(why, [&] {
+                return "cuStreamBatchMemOp (" + std::to_string(n) + " flag operations of a staged copy): CUresult " +
+                       std::to_string(int(r));
+            });
             return r == CUDA_ERROR_OUT_OF_MEMORY ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND;
         }
         ops += n;
@@ -91,9 +98,11 @@ xfer_status CudaDeviceQueue::copy(void *stream, void *dst, const void *src, std:
         return XFER_SUCCESS;
     }
     (void)cudaGetLastError();
-    *why = "cudaMemcpyAsync(" + std::to_string(bytes) + " bytes of a staged copy, " +
-           (way == Way::to_device ? "cudaMemcpyHostToDevice from" : "cudaMemcpyDeviceToHost into") +
-           " a staging slot): " + describe(err);
+    describe_into(why, [&] {
+        return "cudaMemcpyAsync(" + std::to_string(bytes) + " bytes of a staged copy, " +
+               (way == Way::to_device ? "cudaMemcpyHostToDevice from" : "cudaMemcpyDeviceToHost into") +
+               " a staging slot): " + describe(err);
+    });
     return status_from_cuda(err);
 }
 
@@ -104,7 +113,7 @@ xfer_status CudaDeviceQueue::health(void *stream, std::string *why) noexcept {
         return XFER_SUCCESS;
     }
     (void)cudaGetLastError();
-    *why = "cudaStreamQuery: " + describe(err);
+    describe_into(why, [&] { return "cudaStreamQuery: " + describe(err); });
     return status_from_cuda(err);
 }
 

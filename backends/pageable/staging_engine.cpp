@@ -37,7 +37,8 @@ bool StagingEngine::start() noexcept {
     if (cudaHostAlloc(&words_, word_count * sizeof(std::uint32_t), cudaHostAllocMapped | cudaHostAllocPortable) !=
             cudaSuccess ||
         cudaHostGetDevicePointer(&device_words, words_, 0) != cudaSuccess) {
-        unusable_why_ = "cudaHostAlloc(cudaHostAllocMapped) of the staging flags failed";
+        describe_into(&unusable_why_,
+                      [] { return std::string("cudaHostAlloc(cudaHostAllocMapped) of the staging flags failed"); });
         release();
         return false;
     }
@@ -46,7 +47,7 @@ bool StagingEngine::start() noexcept {
     try {
         words.resize(word_count);
     } catch (const std::bad_alloc &) {
-        unusable_why_ = "out of host memory for the staging flags";
+        describe_into(&unusable_why_, [] { return std::string("out of host memory for the staging flags"); });
         release();
         return false;
     }
@@ -61,7 +62,9 @@ bool StagingEngine::start() noexcept {
         return false;
     }
     if (cudaHostAlloc(&arena_, arena_bytes, cudaHostAllocDefault) != cudaSuccess) {
-        unusable_why_ = "cudaHostAlloc(" + std::to_string(arena_bytes) + " bytes) of the staging arena failed";
+        describe_into(&unusable_why_, [&] {
+            return "cudaHostAlloc(" + std::to_string(arena_bytes) + " bytes) of the staging arena failed";
+        });
         arena_ = nullptr;
         release();
         return false;
@@ -78,10 +81,16 @@ bool StagingEngine::start() noexcept {
         pipeline_ =
             std::make_unique<StagingPipeline>(queue_, pc, static_cast<unsigned char *>(arena_), std::move(words));
     } catch (...) {
-        unusable_why_ = "the staging threads could not be started";
+        describe_into(&unusable_why_, [] { return std::string("out of host memory for the staging pipeline"); });
         release();
         return false;
     }
+    if (!pipeline_->start()) {
+        describe_into(&unusable_why_, [] { return std::string("the staging threads could not be started"); });
+        release();
+        return false;
+    }
+    live_.store(pipeline_.get(), std::memory_order_release);
     usable_ = true;
     return true;
 }
@@ -120,15 +129,30 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
 }
 
 xfer_status StagingEngine::take_stream_error(cudaStream_t stream) noexcept {
-    if (pipeline_ == nullptr) {
+    StagingPipeline *pipeline = live_.load(std::memory_order_acquire);
+    if (pipeline == nullptr) {
         return XFER_SUCCESS;
     }
     xfer_status st = XFER_SUCCESS;
     std::string message;
-    if (!pipeline_->take_stream_error(stream, &st, &message)) {
+    if (!pipeline->take_stream_error(stream, &st, &message)) {
         return XFER_SUCCESS;
     }
     return fail(st, "%s", message.c_str());
+}
+
+void StagingEngine::abandon(cudaStream_t stream) noexcept {
+    if (StagingPipeline *pipeline = live_.load(std::memory_order_acquire)) {
+        pipeline->abandon(stream, XFER_ERROR_BACKEND,
+                          stream != nullptr ? "staged copy given up: its stream failed"
+                                            : "staged copy given up: the device failed");
+    }
+}
+
+void StagingEngine::stream_destroyed(cudaStream_t stream) noexcept {
+    if (StagingPipeline *pipeline = live_.load(std::memory_order_acquire)) {
+        pipeline->forget_stream(stream);
+    }
 }
 
 xfer_status StagingEngine::close() noexcept {
@@ -137,6 +161,7 @@ xfer_status StagingEngine::close() noexcept {
         return XFER_SUCCESS;
     }
     usable_ = false;
+    live_.store(nullptr, std::memory_order_release);
     // Every stream of the context was waited for before this (the core destroys them first),
     // so every staged copy is done; close() only makes sure of it and stops the threads.
     pipeline_->close();

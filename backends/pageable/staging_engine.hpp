@@ -7,6 +7,7 @@
 // until xfer_close, never per copy.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -42,6 +43,8 @@ class StagingEngine final : public HostCopyHook {
     xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
                      bool *taken) noexcept override;
     xfer_status take_stream_error(cudaStream_t stream) noexcept override;
+    void abandon(cudaStream_t stream) noexcept override;
+    void stream_destroyed(cudaStream_t stream) noexcept override;
     xfer_status close() noexcept override;
 
     const EngineConfig &config() const noexcept { return config_; }
@@ -63,6 +66,9 @@ class StagingEngine final : public HostCopyHook {
     void *words_ = nullptr; // mapped page-locked flag words
     CudaDeviceQueue queue_;
     std::unique_ptr<StagingPipeline> pipeline_;
+    // pipeline_ once started, for the calls that may come from any thread meanwhile
+    // (take_stream_error, abandon, stream_destroyed) without start_mutex_.
+    std::atomic<StagingPipeline *> live_{nullptr};
 };
 
 } // namespace xfer::cuda::pageable

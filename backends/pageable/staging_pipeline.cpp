@@ -103,12 +103,21 @@ StagingPipeline::StagingPipeline(DeviceQueue &queue, const PipelineConfig &confi
                                  std::vector<FlagWord> words)
     : queue_(queue), config_(config), arena_(arena), words_(std::move(words)),
       granules_(config.arena_bytes / kArenaGranuleBytes), granule_state_(granules_, kFree), uses_(granules_, 0),
-      readies_(granules_, 0) {
-    workers_.reserve(config_.threads);
-    for (std::size_t i = 0; i < config_.threads; ++i) {
-        workers_.emplace_back(&StagingPipeline::worker, this);
+      readies_(granules_, 0) {}
+
+bool StagingPipeline::start() noexcept {
+    try {
+        workers_.reserve(config_.threads);
+        for (std::size_t i = 0; i < config_.threads; ++i) {
+            workers_.emplace_back(&StagingPipeline::worker, this);
+        }
+        watchdog_ = std::thread(&StagingPipeline::watchdog, this);
+        return true;
+    } catch (...) {
+        // A thread the system would not start (EAGAIN): the threads already running stop.
+        close();
+        return false;
     }
-    watchdog_ = std::thread(&StagingPipeline::watchdog, this);
 }
 
 StagingPipeline::~StagingPipeline() { close(); }
@@ -220,7 +229,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         claimable_node.push_back(job);
         jobs_node.push_back(job);
     } catch (const std::bad_alloc &) {
-        *why = "staged copy of " + std::to_string(bytes) + " bytes: out of host memory for its bookkeeping";
+        describe_into(why, [] { return std::string("staged copy: out of host memory for its bookkeeping"); });
         return XFER_ERROR_OUT_OF_MEMORY;
     }
     {
@@ -284,11 +293,8 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         // Given up like a copy whose stream failed: every wait already queued opens (the
         // stream runs on) and the slots are lost; this call returns once no worker touches
         // the user's memory any more, and reports the failure itself.
-        const std::string message = *why;
-        abort_locked(job, queued, message);
+        abort_locked(job, queued, why->c_str(), false); // this call reports it
         finished_.wait(lock, [&] { return job->host_done; });
-        stream_errors_.erase(stream);
-        *why = message;
         return queued;
     }
     if (!wait_host) {
@@ -297,7 +303,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
     finished_.wait(lock, [&] { return job->host_done; });
     if (job->error != XFER_SUCCESS) {
         stream_errors_.erase(stream); // this call reports it
-        *why = job->message;
+        describe_into(why, [&] { return job->message; });
         return job->error;
     }
     return XFER_SUCCESS;
@@ -405,8 +411,8 @@ bool StagingPipeline::reap_locked() noexcept {
     return any;
 }
 
-void StagingPipeline::abort_locked(const std::shared_ptr<Job> &job, xfer_status status,
-                                   const std::string &message) noexcept {
+void StagingPipeline::abort_locked(const std::shared_ptr<Job> &job, xfer_status status, const char *message,
+                                   bool report_on_stream) noexcept {
     Job &j = *job;
     if (j.finished || j.aborted.load()) {
         return;
@@ -415,7 +421,9 @@ void StagingPipeline::abort_locked(const std::shared_ptr<Job> &job, xfer_status 
     j.error = status;
     try {
         j.message = message;
-        stream_errors_.emplace(j.stream, std::make_pair(status, message));
+        if (report_on_stream) {
+            stream_errors_.emplace(j.stream, std::make_pair(status, j.message));
+        }
     } catch (...) {
         // No memory to keep the message: the status still reaches a waiting caller.
     }
@@ -495,44 +503,76 @@ void StagingPipeline::watchdog() noexcept {
     }
     std::unique_lock<std::mutex> lock(mutex_);
     const auto period = std::max<std::chrono::milliseconds>(config_.stall / 4, std::chrono::milliseconds(1));
+    const auto stalled = [&](const Job &j, std::int64_t before) {
+        return !j.aborted.load() && !j.finished && j.progress.load() < before;
+    };
     while (!stopping_) {
         finished_.wait_for(lock, period);
         if (stopping_) {
             return;
         }
         reap_locked(); // a finished copy is never asked about: its stream may be gone
-        const std::int64_t stalled_before = now_ns() - std::chrono::nanoseconds(config_.stall).count();
-        std::vector<std::shared_ptr<Job>> stalled;
-        try {
-            for (const auto &job : jobs_) {
-                if (!job->aborted.load() && job->progress.load() < stalled_before) {
-                    stalled.push_back(job);
-                }
-            }
-        } catch (...) {
+        const std::int64_t before = now_ns() - std::chrono::nanoseconds(config_.stall).count();
+        if (std::none_of(jobs_.begin(), jobs_.end(), [&](const auto &j) { return stalled(*j, before); })) {
             continue;
         }
-        if (stalled.empty()) {
-            continue;
-        }
+        // watch_mutex_ before mutex_ (forget_stream's order): a stream is not destroyed while
+        // it is being asked about.
         lock.unlock();
-        // Only here does a pipeline thread call into the device queue: a query that does not
-        // wait. If it blocks behind the runtime's lock, the workers go on without it.
-        std::vector<std::pair<xfer_status, std::string>> health(stalled.size());
-        for (std::size_t i = 0; i < stalled.size(); ++i) {
-            health[i].first = queue_.health(stalled[i]->stream, &health[i].second);
-            stalled[i]->progress.store(now_ns());
-        }
+        std::lock_guard<std::mutex> watching(watch_mutex_);
         lock.lock();
-        for (std::size_t i = 0; i < stalled.size(); ++i) {
-            if (health[i].first != XFER_SUCCESS) {
-                abort_locked(stalled[i], health[i].first,
-                             "staged copy of " + std::to_string(stalled[i]->bytes) + " bytes " +
-                                 (stalled[i]->way == Way::to_device ? "to the device" : "to the host") +
-                                 " given up: its stream failed: " + health[i].second);
+        for (;;) {
+            reap_locked();
+            auto it = std::find_if(jobs_.begin(), jobs_.end(), [&](const auto &j) { return stalled(*j, before); });
+            if (it == jobs_.end()) {
+                break;
+            }
+            const std::shared_ptr<Job> job = *it;
+            job->progress.store(now_ns()); // asked once per stall period
+            lock.unlock();
+            // The only pipeline thread that calls into the device queue, with a query that does
+            // not wait. If it blocks behind the runtime's lock, the workers go on without it.
+            std::string why;
+            const xfer_status health = queue_.health(job->stream, &why);
+            lock.lock();
+            reap_locked();
+            if (health != XFER_SUCCESS && !job->finished) {
+                std::string message;
+                describe_into(&message, [&] {
+                    return "staged copy of " + std::to_string(job->bytes) + " bytes " +
+                           (job->way == Way::to_device ? "to the device" : "to the host") +
+                           " given up: its stream failed: " + why;
+                });
+                abort_locked(job, health, message.c_str(), true);
             }
         }
     }
+}
+
+void StagingPipeline::abandon(void *stream, xfer_status status, const char *message) noexcept {
+    std::unique_lock<std::mutex> lock(mutex_);
+    reap_locked();
+    const auto mine = [&](const Job &j) { return stream == nullptr || j.stream == stream; };
+    for (;;) {
+        auto it = std::find_if(jobs_.begin(), jobs_.end(),
+                               [&](const auto &j) { return mine(*j) && !j->aborted.load() && !j->finished; });
+        if (it == jobs_.end()) {
+            break;
+        }
+        const std::shared_ptr<Job> job = *it;
+        abort_locked(job, status, message, false); // the caller reports the failure
+    }
+    // Pieces being copied finish first: after this no worker touches those copies' memory.
+    finished_.wait(lock, [&] {
+        return std::none_of(jobs_.begin(), jobs_.end(), [&](const auto &j) { return mine(*j) && !j->host_done; });
+    });
+}
+
+void StagingPipeline::forget_stream(void *stream) noexcept {
+    std::lock_guard<std::mutex> watching(watch_mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
+    reap_locked();
+    stream_errors_.erase(stream);
 }
 
 bool StagingPipeline::take_stream_error(void *stream, xfer_status *status, std::string *message) noexcept {

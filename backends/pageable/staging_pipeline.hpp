@@ -80,6 +80,15 @@ class DeviceQueue {
     virtual xfer_status health(void *stream, std::string *why) noexcept = 0;
 };
 
+// Sets *out to what `make` returns; an allocation failure leaves *out as it was (for messages
+// built inside noexcept code).
+template <class Make>
+void describe_into(std::string *out, Make &&make) noexcept {
+    try {
+        *out = make();
+    } catch (...) {}
+}
+
 // Whether `word` has reached `target`, as the driver's GEQ compares: (int32)(value - target) >= 0.
 inline bool reached(const std::uint32_t *word, std::uint32_t target) noexcept {
     return static_cast<std::int32_t>(__atomic_load_n(word, __ATOMIC_ACQUIRE) - target) >= 0;
@@ -101,9 +110,12 @@ struct PipelineConfig {
 class StagingPipeline {
   public:
     // `arena`: arena_bytes of page-locked memory; `words`: flag_words_needed(arena_bytes)
-    // words of mapped memory, all 0. Both outlive the pipeline. Starts the threads.
+    // words of mapped memory, all 0. Both outlive the pipeline. config.chunk_bytes >= 4096.
     StagingPipeline(DeviceQueue &queue, const PipelineConfig &config, unsigned char *arena,
                     std::vector<FlagWord> words);
+    // Starts the workers and the watchdog; false (none left running) if the system refused a
+    // thread. Call once, before submit.
+    bool start() noexcept;
     ~StagingPipeline();
     StagingPipeline(const StagingPipeline &) = delete;
     StagingPipeline &operator=(const StagingPipeline &) = delete;
@@ -118,6 +130,15 @@ class StagingPipeline {
     // harmless (its waits opened), and no worker touches the user's memory after the call.
     xfer_status submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host, bool *taken,
                        std::string *why) noexcept;
+
+    // Gives up every unfinished copy on `stream` (nullptr: on every stream) after its stream or
+    // the device failed, and returns once no worker touches their memory any more: the caller
+    // is about to tell the application that the work is over (a failed synchronisation).
+    void abandon(void *stream, xfer_status status, const char *message) noexcept;
+
+    // `stream` was waited for and is about to be destroyed: no query about it is in flight
+    // when this returns, and none will be made.
+    void forget_stream(void *stream) noexcept;
 
     // A failure of a copy on `stream` that no call has reported (found by the watchdog).
     bool take_stream_error(void *stream, xfer_status *status, std::string *message) noexcept;
@@ -151,7 +172,10 @@ class StagingPipeline {
     void chunk_done(Job &job) noexcept;
     void host_side_done_locked(const std::shared_ptr<Job> &job) noexcept;
     bool reap_locked() noexcept;
-    void abort_locked(const std::shared_ptr<Job> &job, xfer_status status, const std::string &message) noexcept;
+    // Gives the copy up: its waits opened, its unclaimed pieces counted done, its slots lost;
+    // the failure kept for take_stream_error when `report_on_stream`.
+    void abort_locked(const std::shared_ptr<Job> &job, xfer_status status, const char *message,
+                      bool report_on_stream) noexcept;
     xfer_status enqueue(Job &job, std::string *why) noexcept;
     void worker() noexcept;
     void watchdog() noexcept;
@@ -162,6 +186,7 @@ class StagingPipeline {
     const std::vector<FlagWord> words_; // three per granule: host, device, ready
     const std::size_t granules_;
 
+    std::mutex watch_mutex_; // held while the watchdog asks about a stream; before mutex_
     mutable std::mutex mutex_;
     std::condition_variable work_;              // a job was submitted, stopping
     std::condition_variable finished_;          // a job's host side or whole life ended

@@ -46,7 +46,7 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
     l.bytes = bytes;
     l.chunk = plan_chunk(bytes, max_chunk);
     const std::size_t edge = round_up(l.chunk / 4, kPage);
-    if (bytes >= 2 * l.chunk && edge < l.chunk) {
+    if (bytes >= 2 * l.chunk && edge != 0 && edge < l.chunk) { // edge 0: a chunk under 4 bytes
         l.edge = edge;
         l.count = chunk_count(bytes - 2 * edge, l.chunk) + 2;
     } else {

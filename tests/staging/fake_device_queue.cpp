@@ -130,6 +130,11 @@ xfer_status FakeDeviceQueue::copy(void *stream, void *dst, const void *src, std:
 }
 
 xfer_status FakeDeviceQueue::health(void *stream, std::string *why) noexcept {
+    health_calls_.fetch_add(1);
+    if (stream == forbidden_.load()) {
+        forbidden_calls_.fetch_add(1); // never dereferenced: the stream is gone
+        return XFER_SUCCESS;
+    }
     if (static_cast<FakeStream *>(stream)->failed()) {
         *why = "fake sticky fault";
         return XFER_ERROR_BACKEND;

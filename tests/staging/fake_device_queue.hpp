@@ -76,8 +76,15 @@ class FakeDeviceQueue final : public cuda::pageable::DeviceQueue {
     // The n-th copy queued from now on (1 = the next) is refused.
     void refuse_copy(std::size_t n) { refuse_in_.store(n); }
     std::size_t copies() const { return copies_.load(); }
+    // health() calls so far; and those about `stream` after forbid(stream) (it was destroyed).
+    std::size_t health_calls() const { return health_calls_.load(); }
+    void forbid(void *stream) { forbidden_.store(stream); }
+    std::size_t forbidden_calls() const { return forbidden_calls_.load(); }
 
   private:
+    std::atomic<std::size_t> health_calls_{0};
+    std::atomic<void *> forbidden_{nullptr};
+    std::atomic<std::size_t> forbidden_calls_{0};
     std::atomic<std::size_t> refuse_in_{0};
     std::atomic<std::size_t> copies_{0};
 };

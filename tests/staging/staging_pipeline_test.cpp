@@ -58,6 +58,7 @@ struct Rig {
         c.stall = stall;
         c.host_writes_done = [this](void *) { host_writes_done.fetch_add(1); };
         pipeline = std::make_unique<StagingPipeline>(queue, c, arena.data(), words.words());
+        EXPECT_TRUE(pipeline->start());
     }
     // Queues a copy, staged or (no room in the arena before `stall`) the direct way on the
     // stream, as the engine's caller does; true if staged.
@@ -290,6 +291,55 @@ TEST(StagingPipelineFailure, ARefusedDmaIsReportedAndTheStreamRunsOn) {
         EXPECT_TRUE(same_bytes(data, out));
         EXPECT_EQ(1u, rig.pipeline->counters().given_up);
     }
+}
+
+TEST(StagingPipelineFailure, AbandonedCopiesTouchNoMemoryAfterwards) {
+    // A copy to the host drains chunks while its stream fails part-way; once abandon() has
+    // returned (as a failed synchronisation's caller would have it), no worker writes the
+    // user's memory any more.
+    for (int round = 0; round < 8; ++round) {
+        const std::size_t bytes = 16 * MiB;
+        const Bytes device = random_bytes(bytes, 51);
+        Bytes host(bytes, 0);
+        Rig rig(kDefaultShape, std::chrono::milliseconds(10000)); // the watchdog stays out of it
+        FakeStream s; // destroyed first: a DMA it was running when it failed ends before the memory goes
+        rig.stage(const_cast<unsigned char *>(device.data()), host.data(), bytes, Way::to_host, s);
+        std::this_thread::sleep_for(std::chrono::microseconds(250 * (round % 4)));
+        s.fail();
+        rig.pipeline->abandon(s.handle(), XFER_ERROR_BACKEND, "test: the stream failed");
+        const Bytes after_abandon = host;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        EXPECT_TRUE(same_bytes(after_abandon, host)) << "a worker wrote the user's memory after abandon()";
+        EXPECT_EQ(1, rig.host_writes_done.load()) << "the abandoned copy ended its host writes once";
+        xfer_status st = XFER_SUCCESS;
+        std::string message;
+        EXPECT_FALSE(rig.pipeline->take_stream_error(s.handle(), &st, &message))
+            << "abandon()'s caller reports the failure; the stream keeps no second report: " << message;
+        rig.pipeline->close();
+    }
+}
+
+TEST(StagingPipelineFailure, AForgottenStreamIsNeverAskedAbout) {
+    Rig rig(kDefaultShape, std::chrono::milliseconds(4)); // the watchdog asks every few ms
+    const std::size_t bytes = 8 * MiB;
+    Bytes host(bytes, 1);
+    Bytes device(bytes, 0);
+    void *gone = nullptr;
+    {
+        FakeStream s;
+        s.hold(); // the copy stalls: the watchdog asks about the stream
+        rig.stage(device.data(), host.data(), bytes, Way::to_device, s);
+        std::this_thread::sleep_for(std::chrono::milliseconds(30));
+        EXPECT_GT(rig.queue.health_calls(), 0u);
+        s.fail(); // as a failed synchronisation, then its caller's abandon and the destroy
+        rig.pipeline->abandon(s.handle(), XFER_ERROR_BACKEND, "test: the stream failed");
+        rig.pipeline->forget_stream(s.handle());
+        gone = s.handle();
+        rig.queue.forbid(gone);
+    } // the stream is destroyed here
+    std::this_thread::sleep_for(std::chrono::milliseconds(40));
+    EXPECT_EQ(0u, rig.queue.forbidden_calls()) << "the watchdog asked about a destroyed stream";
+    rig.pipeline->close();
 }
 
 TEST(StagingPipelineRoom, AFullArenaSendsTheCopyTheDirectWay) {

@@ -14,9 +14,19 @@ namespace xfer::cuda {
 Context::Context() : registrations(std::make_unique<HostRegistrations>()) {}
 Context::~Context() = default;
 
+void abandon_host_work(const Context &ctx, cudaError_t err, cudaStream_t stream) noexcept {
+    if (HostCopyHook *hook = ctx.host_copy_hook()) {
+        hook->abandon(is_sticky(err) ? nullptr : stream);
+    }
+}
+
 xfer_status activate(const Context &ctx) noexcept {
-    // A device whose CUDA context a fault made unusable gets one clear answer, not a hang.
+    // A device whose CUDA context a fault made unusable gets one clear answer, not a hang; and
+    // nothing xfer queued on it still touches the user's memory once that answer is given.
     if (auto st = refuse_if_poisoned(ctx.device)) {
+        if (HostCopyHook *hook = ctx.host_copy_hook()) {
+            hook->abandon(nullptr);
+        }
         return st;
     }
     return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
@@ -31,9 +41,10 @@ xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context
 }
 
 xfer_status wait_for_queued_work(const Context &ctx) noexcept {
-    if (auto st =
-            check(cudaDeviceSynchronize(),
-                  "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)", ctx.device)) {
+    const cudaError_t synced = cudaDeviceSynchronize();
+    if (auto st = check(synced, "cudaDeviceSynchronize (waiting for queued work before freeing a buffer on device %d)",
+                        ctx.device)) {
+        abandon_host_work(ctx, synced, nullptr); // the buffer is freed next
         return st;
     }
     const std::uint64_t peers = ctx.peer_devices.load();

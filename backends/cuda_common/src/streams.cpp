@@ -34,8 +34,15 @@ xfer_status stream_destroy(void *ctx, void *stream) {
         // Destroy even when the wait reports an earlier asynchronous failure: the core drops
         // the handle either way, and cudaStreamDestroy itself defers the release until queued
         // work is done.
-        xfer_status waited = check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize");
+        const cudaError_t synced = cudaStreamSynchronize(as_stream(stream));
+        xfer_status waited = check(synced, "cudaStreamSynchronize");
+        if (waited != XFER_SUCCESS) {
+            abandon_host_work(c, synced, as_stream(stream));
+        }
         waited = last_failure(waited, hook_error(c, as_stream(stream)));
+        if (HostCopyHook *hook = c.host_copy_hook()) {
+            hook->stream_destroyed(as_stream(stream));
+        }
         const xfer_status destroyed = check(cudaStreamDestroy(as_stream(stream)), "cudaStreamDestroy");
         return last_failure(waited, destroyed);
     });
@@ -43,7 +50,9 @@ xfer_status stream_destroy(void *ctx, void *stream) {
 
 xfer_status stream_synchronize(void *ctx, void *stream) {
     return on_device("stream_synchronize", ctx, [&](const Context &c) {
-        if (auto st = check(cudaStreamSynchronize(as_stream(stream)), "cudaStreamSynchronize")) {
+        const cudaError_t synced = cudaStreamSynchronize(as_stream(stream));
+        if (auto st = check(synced, "cudaStreamSynchronize")) {
+            abandon_host_work(c, synced, as_stream(stream)); // the caller is told the work is over
             return st;
         }
         return hook_error(c, as_stream(stream));

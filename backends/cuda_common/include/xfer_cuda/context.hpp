@@ -101,6 +101,14 @@ class HostCopyHook {
     // through fail() and forgotten), or XFER_SUCCESS. Called after the stream was waited for.
     virtual xfer_status take_stream_error(cudaStream_t /*stream*/) noexcept { return XFER_SUCCESS; }
 
+    // `stream` (nullptr: the whole device) failed: gives up what the hook queued there and
+    // returns once none of its host threads touches the user's memory, because the caller is
+    // about to say that the work is over (a failed synchronisation, a refused call).
+    virtual void abandon(cudaStream_t /*stream*/) noexcept {}
+
+    // `stream` was waited for and is about to be destroyed: the hook forgets it.
+    virtual void stream_destroyed(cudaStream_t /*stream*/) noexcept {}
+
     // Waits for everything the hook queued and releases what it holds; at context_destroy.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
 };
@@ -188,6 +196,11 @@ struct Context {
         return XFER_SUCCESS;
     }
 };
+
+// After a failed wait for `stream` (nullptr: the device): the context's HostCopyHook gives up
+// what it queued there (the whole device when the error is sticky), so that no host thread of
+// xfer's touches the user's memory once the failure is reported.
+void abandon_host_work(const Context &ctx, cudaError_t err, cudaStream_t stream) noexcept;
 
 inline Context &as_context(void *ctx) { return *static_cast<Context *>(ctx); }
 
