@@ -64,7 +64,6 @@ struct StagingPipeline::Job {
     unsigned char *host = nullptr;
     std::size_t bytes = 0;
     ChunkLayout layout;
-    std::size_t chunks = 0;  // layout.count
     std::size_t threads = 1; // the pipeline's workers: each chunk is shared out among them
     void *stream = nullptr;
     std::vector<Slot> slots;
@@ -84,6 +83,7 @@ struct StagingPipeline::Job {
     xfer_status error = XFER_SUCCESS;
     std::string message;
 
+    std::size_t chunks() const noexcept { return layout.count; }
     Span span(std::size_t i) const noexcept { return layout.span(i); }
     std::size_t piece_of(std::size_t i) const noexcept { return plan_piece(span(i).bytes, threads); }
     std::size_t pieces_in(std::size_t i) const noexcept { return chunk_count(span(i).bytes, piece_of(i)); }
@@ -94,7 +94,7 @@ struct StagingPipeline::Job {
     // The last use of slot j (chunks j, j + k, ...), which the words of a finished copy show.
     std::uint32_t last_use(std::size_t j) const noexcept {
         const std::size_t k = slots.size();
-        const std::size_t uses = j < chunks ? (chunks - j + k - 1) / k : 0;
+        const std::size_t uses = j < chunks() ? (chunks() - j + k - 1) / k : 0;
         return slots[j].first_use + static_cast<std::uint32_t>(uses) - 1;
     }
 };
@@ -122,8 +122,29 @@ bool StagingPipeline::start() noexcept {
 
 StagingPipeline::~StagingPipeline() { close(); }
 
+// Each granule has three words: host side, device side (of a slot starting there), ready.
+constexpr std::size_t kWordsPerGranule = 3;
+
 std::size_t StagingPipeline::flag_words_needed(std::size_t arena_bytes) noexcept {
-    return 3 * (arena_bytes / kArenaGranuleBytes);
+    return kWordsPerGranule * (arena_bytes / kArenaGranuleBytes);
+}
+
+void StagingPipeline::reserve_slots_locked(Job &job, std::size_t want) noexcept {
+    const std::size_t granules = granules_of(job.layout.chunk);
+    for (std::size_t j = job.slots.size(); j < want; ++j) {
+        std::size_t g = 0;
+        if (!reserve_locked(granules, &g)) {
+            return;
+        }
+        Job::Slot s;
+        s.granule = g;
+        s.granules = granules;
+        s.memory = arena_ + g * kArenaGranuleBytes;
+        s.host = words_[kWordsPerGranule * g];
+        s.device = words_[kWordsPerGranule * g + 1];
+        s.first_use = uses_[g] + 1;
+        job.slots.push_back(s); // within the capacity submit reserved: no allocation
+    }
 }
 
 bool StagingPipeline::reserve_locked(std::size_t granules, std::size_t *first) noexcept {
@@ -164,7 +185,7 @@ xfer_status StagingPipeline::enqueue(Job &job, std::string *why) noexcept {
     if (job.way == Way::to_device) {
         (void)push(FlagOp{FlagOp::write, job.ready, job.ready_value}); // the stream reached the copy
     }
-    for (std::size_t i = 0; i < job.chunks; ++i) {
+    for (std::size_t i = 0; i < job.chunks(); ++i) {
         const Job::Slot &s = job.slot_of(i);
         const std::uint32_t u = job.use_of(i);
         const Span span = job.span(i);
@@ -217,14 +238,13 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         job->host = static_cast<unsigned char *>(host);
         job->bytes = bytes;
         job->layout = plan_layout(bytes, config_.chunk_bytes);
-        job->chunks = job->layout.count;
         job->threads = config_.threads;
         job->stream = stream;
-        job->remaining.reset(new std::atomic<std::size_t>[job->chunks]);
-        for (std::size_t i = 0; i < job->chunks; ++i) {
+        job->remaining.reset(new std::atomic<std::size_t>[job->chunks()]);
+        for (std::size_t i = 0; i < job->chunks(); ++i) {
             job->remaining[i].store(job->pieces_in(i), std::memory_order_relaxed);
         }
-        want = plan_slots(job->chunks, job->layout.chunk, granules_);
+        want = plan_slots(job->chunks(), job->layout.chunk, granules_);
         job->slots.reserve(want);
         claimable_node.push_back(job);
         jobs_node.push_back(job);
@@ -239,24 +259,10 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         // and then this copy goes the direct way.
         std::unique_lock<std::mutex> lock(mutex_);
         const std::size_t enough = std::min<std::size_t>(want, 2);
-        const std::size_t granules = granules_of(job->layout.chunk);
         const auto deadline = Clock::now() + config_.stall;
         for (;;) {
             reap_locked();
-            for (std::size_t j = job->slots.size(); j < want; ++j) {
-                std::size_t g = 0;
-                if (!reserve_locked(granules, &g)) {
-                    break;
-                }
-                Job::Slot s;
-                s.granule = g;
-                s.granules = granules;
-                s.memory = arena_ + g * kArenaGranuleBytes;
-                s.host = words_[3 * g];
-                s.device = words_[3 * g + 1];
-                s.first_use = uses_[g] + 1;
-                job->slots.push_back(s); // within the reserved capacity: no allocation
-            }
+            reserve_slots_locked(*job, want);
             if (job->slots.size() >= enough) {
                 break;
             }
@@ -270,7 +276,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
             finished_.wait_until(lock, deadline);
         }
         const std::size_t g0 = job->slots.front().granule;
-        job->ready = words_[3 * g0 + 2];
+        job->ready = words_[kWordsPerGranule * g0 + 2];
         job->ready_value = ++readies_[g0];
         for (std::size_t j = 0; j < job->slots.size(); ++j) {
             uses_[job->slots[j].granule] = job->last_use(j);
@@ -337,7 +343,7 @@ bool StagingPipeline::claim_locked(Claim *out) noexcept {
             j.next_piece = 0;
             ++j.next_chunk;
         }
-        if (j.next_chunk < j.chunks) {
+        if (j.next_chunk < j.chunks()) {
             // Round robin: copies on several streams (both directions) all move.
             claimable_.splice(claimable_.end(), claimable_, it);
         } else {
@@ -371,7 +377,7 @@ void StagingPipeline::run(const Claim &c) noexcept {
         // may read the slot, or fill it again.
         store_release(j.slot_of(c.chunk).host.host, j.use_of(c.chunk));
     }
-    if (++j.chunks_done == j.chunks) {
+    if (++j.chunks_done == j.chunks()) {
         host_side_done_locked(c.job);
     }
 }
@@ -396,7 +402,7 @@ bool StagingPipeline::reap_locked() noexcept {
         Job &j = **it;
         // Stream order: the last chunk's DMA done means every DMA of the copy is done.
         if (j.way == Way::to_device && j.host_done &&
-            reached(j.slot_of(j.chunks - 1).device.host, j.use_of(j.chunks - 1))) {
+            reached(j.slot_of(j.chunks() - 1).device.host, j.use_of(j.chunks() - 1))) {
             release_locked(j);
             j.finished = true;
             it = jobs_.erase(it);
@@ -442,58 +448,43 @@ void StagingPipeline::abort_locked(const std::shared_ptr<Job> &job, xfer_status 
     }
     claimable_.remove(job);
     // Pieces never claimed count as done; pieces being copied count when their worker ends.
-    for (std::size_t i = j.next_chunk; i < j.chunks; ++i) {
+    for (std::size_t i = j.next_chunk; i < j.chunks(); ++i) {
         const std::size_t unclaimed = i == j.next_chunk ? j.pieces_in(i) - j.next_piece : j.pieces_in(i);
         if (unclaimed != 0 && j.remaining[i].fetch_sub(unclaimed, std::memory_order_acq_rel) == unclaimed) {
             ++j.chunks_done;
         }
     }
-    j.next_chunk = j.chunks;
-    if (j.chunks_done == j.chunks) {
+    j.next_chunk = j.chunks();
+    if (j.chunks_done == j.chunks()) {
         host_side_done_locked(job);
     }
 }
 
 void StagingPipeline::worker() noexcept {
     std::unique_lock<std::mutex> lock(mutex_);
-    for (;;) {
-        if (stopping_) {
-            return;
-        }
+    auto idle_since = Clock::now();
+    while (!stopping_) {
         Claim c;
         if (claim_locked(&c)) {
             lock.unlock();
             run(c);
             c.job.reset();
             lock.lock();
-            continue;
-        }
-        if (!jobs_.empty()) {
+            idle_since = Clock::now();
+        } else if (jobs_.empty()) {
+            work_.wait(lock);
+            idle_since = Clock::now();
+        } else {
             // While copies are in flight every idle worker polls their words for the stream's
             // progress, so each starts on a chunk as soon as the stream frees one. (One poller
             // waking the others through the condition variable cost a futex wake-up per worker
             // per chunk: 64 MiB to the device at 0.53-0.60x pinned instead of 0.73-0.75x, on the
             // H200, three alternating rounds.)
-            const auto idle_since = Clock::now();
-            bool found = false;
-            while (!stopping_ && !jobs_.empty()) {
-                if ((found = claim_locked(&c))) {
-                    break;
-                }
-                reap_locked();
-                lock.unlock();
-                back_off(Clock::now() - idle_since);
-                lock.lock();
-            }
-            if (found) {
-                lock.unlock();
-                run(c);
-                c.job.reset();
-                lock.lock();
-            }
-            continue;
+            reap_locked();
+            lock.unlock();
+            back_off(Clock::now() - idle_since);
+            lock.lock();
         }
-        work_.wait(lock);
     }
 }
 

@@ -165,6 +165,7 @@ class StagingPipeline {
     };
 
     bool reserve_locked(std::size_t granules, std::size_t *first) noexcept;
+    void reserve_slots_locked(Job &job, std::size_t want) noexcept; // as many as the arena has, up to want
     void release_locked(const Job &job) noexcept;
     bool chunk_eligible(Job &job, std::size_t chunk) noexcept;
     bool claim_locked(Claim *out) noexcept;

@@ -15,6 +15,17 @@ xfer_status hook_error(const Context &c, cudaStream_t s) {
     HostCopyHook *hook = c.host_copy_hook();
     return hook != nullptr ? hook->take_stream_error(s) : XFER_SUCCESS;
 }
+
+// cudaStreamSynchronize; after a failure the hook's host work on `s` is given up first, since
+// the caller is about to say that the stream's work is over.
+xfer_status wait_for_stream(const Context &c, cudaStream_t s) {
+    const cudaError_t synced = cudaStreamSynchronize(s);
+    const xfer_status st = check(synced, "cudaStreamSynchronize");
+    if (st != XFER_SUCCESS) {
+        abandon_host_work(c, synced, s);
+    }
+    return st;
+}
 } // namespace
 
 xfer_status stream_create(void *ctx, void **stream) {
@@ -34,11 +45,7 @@ xfer_status stream_destroy(void *ctx, void *stream) {
         // Destroy even when the wait reports an earlier asynchronous failure: the core drops
         // the handle either way, and cudaStreamDestroy itself defers the release until queued
         // work is done.
-        const cudaError_t synced = cudaStreamSynchronize(as_stream(stream));
-        xfer_status waited = check(synced, "cudaStreamSynchronize");
-        if (waited != XFER_SUCCESS) {
-            abandon_host_work(c, synced, as_stream(stream));
-        }
+        xfer_status waited = wait_for_stream(c, as_stream(stream));
         waited = last_failure(waited, hook_error(c, as_stream(stream)));
         if (HostCopyHook *hook = c.host_copy_hook()) {
             hook->stream_destroyed(as_stream(stream));
@@ -50,9 +57,7 @@ xfer_status stream_destroy(void *ctx, void *stream) {
 
 xfer_status stream_synchronize(void *ctx, void *stream) {
     return on_device("stream_synchronize", ctx, [&](const Context &c) {
-        const cudaError_t synced = cudaStreamSynchronize(as_stream(stream));
-        if (auto st = check(synced, "cudaStreamSynchronize")) {
-            abandon_host_work(c, synced, as_stream(stream)); // the caller is told the work is over
+        if (auto st = wait_for_stream(c, as_stream(stream))) {
             return st;
         }
         return hook_error(c, as_stream(stream));
