@@ -5,6 +5,7 @@
 #include <cuda_runtime_api.h>
 
 #include "xfer_cuda/context.hpp"
+#include "xfer_cuda/driver_entry.hpp"
 
 namespace xfer::cuda::pageable {
 namespace {
@@ -21,19 +22,14 @@ std::string describe(cudaError_t err) {
 } // namespace
 
 bool CudaDeviceQueue::start(const FlagWord &probe, std::string *why) noexcept {
-    void *fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
     // 12000: the version whose signature (cuStreamBatchMemOp_v2) CUDA 13 has.
-    const cudaError_t looked =
-        cudaGetDriverEntryPointByVersion("cuStreamBatchMemOp", &fn, 12000, cudaEnableDefault, &found);
-    if (looked != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr) {
-        (void)cudaGetLastError();
+    batch_ = driver_entry<BatchFn>("cuStreamBatchMemOp", 12000);
+    if (batch_ == nullptr) {
         describe_into(why, [] {
             return std::string("cudaGetDriverEntryPointByVersion(cuStreamBatchMemOp) found no driver entry point");
         });
         return false;
     }
-    batch_ = reinterpret_cast<BatchFn>(fn);
     cudaStream_t s = nullptr;
     if (cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking) != cudaSuccess) {
         (void)cudaGetLastError();

@@ -199,6 +199,10 @@ class StagingPipeline {
     std::unordered_map<void *, std::pair<xfer_status, std::string>> stream_errors_;
     Counters counters_;
     bool stopping_ = false;
+    bool polling_ = false; // an idle worker looks for eligible chunks under mutex_ (worker())
+    // Bumped when there may be something to claim (a claim, a submission): the idle workers
+    // that are not polling watch it without the mutex.
+    std::atomic<std::uint32_t> claim_epoch_{0};
     std::vector<std::thread> workers_;
     std::thread watchdog_;
 };

@@ -125,8 +125,8 @@ XFER_API xfer_status xfer_close(xfer_context ctx) {
         auto context = context_table().take(reinterpret_cast<std::uintptr_t>(ctx), &why);
         if (!context) raise_bad_handle("xfer_close", "ctx", ctx, HandleKind::context, why);
 
-        // Exclusive: waits for calls in flight on this context and its objects to finish.
-        std::unique_lock<std::shared_mutex> lock(context->lifetime);
+        // Waits for calls in flight on this context and its objects to finish; none enters after.
+        context->lifetime.close();
         context->closed = true;
         std::unordered_set<std::uint64_t> buffers, streams, events;
         {

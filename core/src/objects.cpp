@@ -43,13 +43,13 @@ void raise_bad_handle(const char *function, const char *arg, const void *handle,
           " (already released, its context was closed, or it was never created)");
 }
 
-ContextUse::ContextUse(Context &ctx, const char *function) : lock_(ctx.lifetime) {
-    if (ctx.closed)
+ContextUse::ContextUse(Context &ctx, const char *function) : pass_(ctx.lifetime) {
+    if (!pass_.inside())
         raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
 }
 
-ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : lock_(object.lifetime) {
-    if (object.released)
+ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : pass_(object.lifetime) {
+    if (!pass_.inside())
         raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
 }
 

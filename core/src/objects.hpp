@@ -2,26 +2,26 @@
 // The records behind the opaque handles, the tables that hold them, and the rules for
 // using them from many threads at once.
 //
-// Lifetime rule: every entry point that uses an object holds its context's `lifetime` lock
-// shared, then the objects' own `lifetime` locks shared, for the whole backend call. Release
-// (xfer_free, *_destroy) holds the context shared and the object exclusive; xfer_close holds
-// the context exclusive. So a backend never sees an object released under its feet, and a
-// call racing a release either completes first or finds the object gone
-// (XFER_ERROR_INVALID_HANDLE). Locks are always taken context first, then buffer, stream,
-// event; two objects of one kind in address order.
+// Lifetime rule: every entry point that uses an object is inside its context's `lifetime` gate,
+// then inside the objects' own gates, for the whole backend call (lifetime_gate.hpp). Release
+// (xfer_free, *_destroy) is inside the context's gate and closes the object's; xfer_close
+// closes the context's. Closing waits for the calls inside, and no call enters a closing gate.
+// So a backend never sees an object released under its feet, and a call racing a release
+// either completes first or finds the object gone (XFER_ERROR_INVALID_HANDLE). Gates are
+// entered context first, then buffer, stream, event.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <shared_mutex>
 #include <type_traits>
 #include <unordered_set>
 
 #include "error.hpp"
 #include "handle_table.hpp"
 #include "last_error.hpp"
+#include "lifetime_gate.hpp"
 #include "plugin_registry.hpp"
 #include <xfer/xfer.h>
 
@@ -34,8 +34,8 @@ struct Context {
     std::uint64_t handle = 0;
     std::uint64_t fork_generation = 0; // fork_generation() at xfer_open (fork_support.hpp)
 
-    std::shared_mutex lifetime;
-    bool closed = false; // written under lifetime exclusive
+    LifetimeGate lifetime;
+    std::atomic<bool> closed{false}; // set once the gate is closed; read by lookup()
 
     // Handles of the objects still owned, released by xfer_close.
     std::mutex children_mutex;
@@ -54,8 +54,8 @@ struct ChildObject {
     std::shared_ptr<Context> ctx;
     void *native = nullptr;
     std::uint64_t handle = 0;
-    std::shared_mutex lifetime;
-    bool released = false; // written under lifetime exclusive (or the context's, in xfer_close)
+    LifetimeGate lifetime;
+    std::atomic<bool> released{false}; // set once released (its gate, or the context's, closed)
 };
 
 struct Buffer : ChildObject {
@@ -131,33 +131,79 @@ void refuse_in_host_function(const char *function);
 // Runs a host function queued by xfer_stream_launch_host_func, marked as such for the above.
 void run_host_function(xfer_host_fn fn, void *user_data);
 
+inline bool gone(const Context &ctx) { return ctx.closed.load(std::memory_order_acquire); }
+inline bool gone(const ChildObject &object) { return object.released.load(std::memory_order_acquire); }
+
+// The calling thread's last few lookups of objects of kind T. Every API call looks up its
+// handles, and the table's lock plus the copy out of it were most of the core's share of a
+// small copy's host time (issue 7: the per-call overhead); a call with the handle of a recent
+// call skips the table. An entry answers only while its object is neither released nor closed
+// (a released one goes the table's way, which says why the handle is not live); handle values
+// are never issued twice, so a value names one object for the life of the process. Entries keep
+// their records alive until replaced or the thread ends, never the native objects (those go at
+// release, as always).
+template <class T>
+class RecentLookups {
+  public:
+    std::shared_ptr<T> find(std::uint64_t handle) const {
+        for (std::size_t i = 0; i < kEntries; ++i) {
+            if (handles_[i] == handle && !gone(*objects_[i])) return objects_[i];
+        }
+        return nullptr;
+    }
+    void remember(std::uint64_t handle, const std::shared_ptr<T> &object) {
+        handles_[next_] = handle;
+        objects_[next_] = object;
+        next_ = (next_ + 1) % kEntries;
+    }
+
+  private:
+    static constexpr std::size_t kEntries = 4;
+    std::uint64_t handles_[kEntries] = {};
+    std::shared_ptr<T> objects_[kEntries];
+    std::size_t next_ = 0;
+};
+
+template <class T>
+RecentLookups<T> &recent_lookups() {
+    thread_local RecentLookups<T> recent;
+    return recent;
+}
+
 // The live object behind a handle, or throws (see raise_bad_handle, refuse_inherited).
 template <class T>
 std::shared_ptr<T> lookup(const void *handle, const char *function, const char *arg) {
-    LookupError why = LookupError::none;
-    auto object = table_of<T>().lookup(reinterpret_cast<std::uintptr_t>(handle), &why);
-    if (!object) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+    const auto value = reinterpret_cast<std::uintptr_t>(handle);
+    RecentLookups<T> &recent = recent_lookups<T>();
+    std::shared_ptr<T> object = value != 0 ? recent.find(value) : nullptr;
+    if (!object) {
+        LookupError why = LookupError::none;
+        object = table_of<T>().lookup(value, &why);
+        if (!object) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+        recent.remember(value, object);
+    }
     refuse_inherited(owner_of(*object), function, arg);
     return object;
 }
 
-// Holds a context open for one call (shared), or throws if it was closed meanwhile.
+// Holds a context open for one call (inside its gate), or throws if it was closed meanwhile.
 class ContextUse {
   public:
     ContextUse(Context &ctx, const char *function);
 
   private:
-    std::shared_lock<std::shared_mutex> lock_;
+    GatePass pass_;
 };
 
-// Holds an object unreleased for one call (shared), or throws if it was released meanwhile.
+// Holds an object unreleased for one call (inside its gate), or throws if it was released
+// meanwhile.
 class ObjectUse {
   public:
     ObjectUse(ChildObject &object, const char *function, const char *arg);
     ObjectUse() = default;
 
   private:
-    std::shared_lock<std::shared_mutex> lock_;
+    GatePass pass_;
 };
 
 // One object used by one call: looked up by its handle, its context held open (ContextUse)
@@ -313,7 +359,7 @@ std::uint64_t create_child(const std::shared_ptr<T> &record, const char *functio
 // xfer_free / xfer_stream_destroy / xfer_event_destroy: releases `object`, looked up from
 // argument `arg` (value `handle`) of `function`. Holds its context shared, takes the handle
 // out of its table first (a second release or a racing call then fails cleanly with
-// INVALID_HANDLE), waits for the calls using the object (its lifetime lock, exclusive),
+// INVALID_HANDLE), waits for the calls using the object (closing its lifetime gate),
 // marks it released, removes it from its context's set and destroys the native object; a
 // backend failure there is thrown with the backend's message.
 template <class T>
@@ -322,7 +368,7 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
     ContextUse use(ctx, function);
     LookupError why = LookupError::none;
     if (!table_of<T>().take(object->handle, &why)) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
-    std::unique_lock<std::shared_mutex> lock(object->lifetime); // waits for calls using it
+    object->lifetime.close(); // waits for calls using it
     object->released = true;
     {
         std::lock_guard<std::mutex> children(ctx.children_mutex);
@@ -332,8 +378,8 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
 }
 
 // xfer_close: releases the children of kind T a closing context still owned (`handles`,
-// swapped out of its set). The caller holds the context's lifetime lock exclusive, so no call
-// uses them and their own locks are not needed. Each one still in its table is taken out,
+// swapped out of its set). The caller has closed the context's lifetime gate, so no call uses
+// them and their own gates need not be closed. Each one still in its table is taken out,
 // marked released and its native object destroyed; `run(step)` runs each destruction (xfer_close
 // passes one that records the first failure and carries on: close releases everything).
 template <class T, class Run>

@@ -19,6 +19,23 @@ class Handles : public CoreTest {
         if (ctx != nullptr) EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
     }
 
+    // A second buffer, stream and event of ctx, for tests that release them.
+    struct Others {
+        xfer_buffer buf = nullptr;
+        xfer_stream stream = nullptr;
+        xfer_event event = nullptr;
+    };
+    void create_others(Others *o) {
+        ASSERT_XFER(XFER_SUCCESS, xfer_alloc(ctx, 8, 0, &o->buf));
+        ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &o->stream));
+        ASSERT_XFER(XFER_SUCCESS, xfer_event_create(ctx, 0, &o->event));
+    }
+    void release_others(const Others &o) {
+        ASSERT_XFER(XFER_SUCCESS, xfer_free(o.buf));
+        ASSERT_XFER(XFER_SUCCESS, xfer_stream_destroy(o.stream));
+        ASSERT_XFER(XFER_SUCCESS, xfer_event_destroy(o.event));
+    }
+
     // Calls every entry point that takes a buffer/stream/event/context with the given bad
     // handles and checks each answer; the backend must not be called at all.
     void expect_all_rejected(xfer_context bad_ctx, xfer_buffer bad_buf, xfer_stream bad_stream, xfer_event bad_event) {
@@ -100,18 +117,36 @@ TEST_F(Handles, WrongKindHandles) {
 }
 
 TEST_F(Handles, FreedHandles) {
-    xfer_buffer b2 = nullptr;
-    xfer_stream s2 = nullptr;
-    xfer_event e2 = nullptr;
-    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(ctx, 8, 0, &b2));
-    ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctx, &s2));
-    ASSERT_XFER(XFER_SUCCESS, xfer_event_create(ctx, 0, &e2));
-    ASSERT_XFER(XFER_SUCCESS, xfer_free(b2));
-    ASSERT_XFER(XFER_SUCCESS, xfer_stream_destroy(s2));
-    ASSERT_XFER(XFER_SUCCESS, xfer_event_destroy(e2));
-    expect_all_rejected(nullptr, b2, s2, e2);
-    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(b2));
+    Others o;
+    ASSERT_NO_FATAL_FAILURE(create_others(&o));
+    ASSERT_NO_FATAL_FAILURE(release_others(o));
+    expect_all_rejected(nullptr, o.buf, o.stream, o.event);
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_free(o.buf));
     EXPECT_NE(std::string(xfer_last_error()).find("not a live buffer"), std::string::npos) << xfer_last_error();
+}
+
+// Handles used by this thread just before their release (so that its recent lookups hold them,
+// objects.hpp) are refused after it, with the message of a freed handle, never served stale.
+TEST_F(Handles, HandlesUsedJustBeforeTheirReleaseAreRefusedAfterIt) {
+    Others o;
+    ASSERT_NO_FATAL_FAILURE(create_others(&o));
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_XFER(XFER_SUCCESS, xfer_copy_async(o.buf, XFER_TO_DEVICE, 0, 8, o.stream));
+        ASSERT_XFER(XFER_SUCCESS, xfer_event_record(o.event, o.stream));
+        ASSERT_XFER(XFER_SUCCESS, xfer_stream_synchronize(o.stream));
+    }
+    ASSERT_NO_FATAL_FAILURE(release_others(o));
+    expect_all_rejected(nullptr, o.buf, o.stream, o.event);
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_stream_synchronize(o.stream));
+    EXPECT_NE(std::string(xfer_last_error()).find("not a live stream"), std::string::npos) << xfer_last_error();
+    // And a context used just before xfer_close.
+    xfer_context c2 = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_open("mockfull", 0, &c2));
+    xfer_context_info info{};
+    ASSERT_XFER(XFER_SUCCESS, xfer_context_get_info(c2, &info));
+    ASSERT_XFER(XFER_SUCCESS, xfer_close(c2));
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_context_get_info(c2, &info));
+    EXPECT_NE(std::string(xfer_last_error()).find("not a live context"), std::string::npos) << xfer_last_error();
 }
 
 TEST_F(Handles, FreedHandleStaysInvalidWhenItsSlotIsReused) {

@@ -79,6 +79,56 @@ TEST_P(GpuRegistration, ReadOnlyMappedMemoryRegistersWithTheReadOnlyFlag) {
     close(fd);
 }
 
+// Copies classify the views of xfer's own buffers from what they were at allocation, without a
+// driver query (known_memory.hpp); registering a view changes what it is, and the copies see it.
+// Probed through the kind check: a device-side destination may be any memory the device can
+// address (device, managed, mapped page-locked), never pageable memory.
+TEST_P(GpuRegistration, CopiesSeeABufferViewsRegistrationComeAndGo) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed);
+    const std::size_t n = 1u << 20;
+    const auto data = random_bytes(n, seed);
+    xfer_buffer src = nullptr, dst = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &src));
+    ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dst));
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(src), data.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    void *host_view = xfer_host_ptr(dst);
+    auto device_copy_into_host_view = [&] {
+        return xfer_memcpy_async(ctx_, host_view, xfer_device_ptr(src), n, XFER_COPY_DEVICE_TO_DEVICE, stream_);
+    };
+    auto arrived = [&] {
+        std::vector<unsigned char> got(n);
+        std::memcpy(got.data(), host_view, n);
+        return got == data;
+    };
+    cudaPointerAttributes a{};
+    ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&a, host_view));
+    if (a.type == cudaMemoryTypeUnregistered) {
+        // A pageable host view (the pageable backend): refused until registered, then accepted
+        // and exact, refused again once unregistered.
+        EXPECT_EQ(XFER_ERROR_BACKEND, device_copy_into_host_view());
+        EXPECT_NE(nullptr, std::strstr(xfer_last_error(), "destination is pageable host memory")) << xfer_last_error();
+        ASSERT_XFER_OK(xfer_register(ctx_, host_view, n, XFER_REGISTER_DEFAULT));
+        ASSERT_XFER_OK(device_copy_into_host_view());
+        ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+        EXPECT_TRUE(arrived());
+        ASSERT_XFER_OK(xfer_unregister(ctx_, host_view));
+        EXPECT_EQ(XFER_ERROR_BACKEND, device_copy_into_host_view());
+        EXPECT_NE(nullptr, std::strstr(xfer_last_error(), "destination is pageable host memory")) << xfer_last_error();
+    } else {
+        // Page-locked or managed host views: the device addresses them, copy after copy.
+        for (int round = 0; round < 2; ++round) {
+            std::memset(host_view, 0, n);
+            ASSERT_XFER_OK(device_copy_into_host_view());
+            ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+            EXPECT_TRUE(arrived()) << "round " << round;
+        }
+    }
+    EXPECT_XFER_OK(xfer_free(src));
+    EXPECT_XFER_OK(xfer_free(dst));
+}
+
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuRegistration, ::testing::ValuesIn(kCudaBackends), param_name);
 
 // ------------------------------------------------------------- the pinned registration cache

@@ -410,6 +410,11 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     between pageable host memory and device memory of at least staged_min_bytes goes through
     its staging engine instead (as xfer_copy_async), in stream order;
     host: memcpy on the stream's worker.
+    CUDA backends look each pointer up (what memory it is decides the path and checks `kind`):
+    a pointer inside a buffer of the context's backend is answered from what xfer recorded at
+    xfer_alloc, without a driver call; any other pointer costs one cudaPointerGetAttributes
+    (~0.1-0.2 us on the H200). The copy is issued with the explicit cudaMemcpyKind the pointers
+    imply, cudaMemcpyDefault for managed and mapped (zero-copy) memory.
     pinned backend: a copy between unregistered host memory and device memory goes through the
     registration cache (the host range is page-locked once with cudaHostRegister, then copied
     as DMA; parameters registration_cache and registration_min; xfer_registration_get_stats).

@@ -5,8 +5,11 @@
 
 #include <cstdio>
 
+#include <cuda.h> // the driver's types only; the entry point comes from the runtime
+
 #include "batch.hpp"
 #include "registration.hpp"
+#include "xfer_cuda/driver_entry.hpp"
 
 namespace xfer::cuda {
 
@@ -20,6 +23,26 @@ void abandon_host_work(const Context &ctx, cudaError_t err, cudaStream_t stream)
     }
 }
 
+namespace {
+
+// cuCtxGetCurrent, looked up once through the runtime (no link to libcuda); nullptr when this
+// driver has none. A read of the calling thread's current context, far cheaper than
+// cudaSetDevice or cudaGetDevice.
+using CtxGetCurrent = CUresult(CUDAAPI *)(CUcontext *);
+CtxGetCurrent ctx_get_current() noexcept {
+    static const CtxGetCurrent fn = driver_entry<CtxGetCurrent>("cuCtxGetCurrent", 4000);
+    return fn;
+}
+
+// The calling thread's current CUcontext, or nullptr when it cannot be read.
+void *current_context() noexcept {
+    const CtxGetCurrent get = ctx_get_current();
+    CUcontext current = nullptr;
+    return get != nullptr && get(&current) == CUDA_SUCCESS ? static_cast<void *>(current) : nullptr;
+}
+
+} // namespace
+
 xfer_status activate(const Context &ctx) noexcept {
     // A device whose CUDA context a fault made unusable gets one clear answer, not a hang; and
     // nothing xfer queued on it still touches the user's memory once that answer is given.
@@ -28,6 +51,11 @@ xfer_status activate(const Context &ctx) noexcept {
             hook->abandon(nullptr);
         }
         return st;
+    }
+    // The device's primary context still current on this thread: the device is bound already
+    // (the runtime's current device is that of the current context).
+    if (ctx.primary_context != nullptr && current_context() == ctx.primary_context) {
+        return XFER_SUCCESS;
     }
     return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
 }
@@ -152,6 +180,7 @@ xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
     if (auto st = check(cudaFree(nullptr), "cudaFree(0) creating the primary context of device %d", device)) {
         return st;
     }
+    ctx.primary_context = current_context(); // nullptr: activate() always binds the device
     struct {
         cudaDeviceAttr attr;
         int *out;

@@ -9,12 +9,15 @@
 
 #include "batch.hpp"
 #include "entries.hpp"
+#include "known_memory.hpp"
 #include "xfer_cuda/context.hpp"
+#include "xfer_cuda/driver_entry.hpp"
 
-// Every copy is issued as cudaMemcpyDefault: with unified addressing (every 64-bit Linux CUDA
+// Copies are issued with the kind their classified pointers imply (engine_kind), and as
+// cudaMemcpyDefault where no explicit kind fits: with unified addressing (every 64-bit Linux CUDA
 // device) the driver knows each pointer's memory, and the device views of managed and zero-copy
 // buffers are host-or-device memory that an explicit kind would misdescribe. The caller's kind
-// is still honoured as a check: a kind that contradicts the pointers is refused by name before
+// is honoured as a check: a kind that contradicts the pointers is refused by name before
 // anything is queued, and the batch (which has no kind at all) behaves exactly like single copies.
 
 namespace xfer::cuda {
@@ -76,6 +79,25 @@ const char *kind_mismatch(xfer_copy_kind kind, Memory dst, Memory src) noexcept 
 // ---------------------------------------------------------------------- raw copies
 namespace {
 
+// What a copy's pointer is: inside one of xfer's own buffers from what was recorded when it
+// was allocated (known_memory.hpp, no driver call), anywhere else from the driver.
+Memory memory_of(const void *ptr) noexcept {
+    Memory m = Memory::pageable;
+    return known_memory::find(ptr, &m) ? m : classify(ptr);
+}
+
+// The explicit kind of a copy between classified pointers, where one describes them exactly:
+// with cudaMemcpyDefault the driver looks both pointers up again on every call (the H200: most
+// of a 4-byte copy's overhead over a raw call with its kind). Managed memory and mapped
+// page-locked memory on the device side (zero-copy views) keep cudaMemcpyDefault.
+cudaMemcpyKind engine_kind(Memory to, Memory from) noexcept {
+    const auto host = [](Memory m) { return m == Memory::pageable || m == Memory::pinned_host; };
+    if (to == Memory::device && from == Memory::device) return cudaMemcpyDeviceToDevice;
+    if (to == Memory::device && host(from)) return cudaMemcpyHostToDevice;
+    if (from == Memory::device && host(to)) return cudaMemcpyDeviceToHost;
+    return cudaMemcpyDefault;
+}
+
 const char *kind_name(xfer_copy_kind kind) {
     switch (kind) {
     case XFER_COPY_HOST_TO_HOST:
@@ -103,17 +125,7 @@ bool batch_fallback_applies(cudaError_t err) {
 // pointer lies in; nullptr when this driver has none. Looked up once, through the runtime.
 using PointerGetAttributes = CUresult(CUDAAPI *)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
 PointerGetAttributes pointer_get_attributes() noexcept {
-    static const PointerGetAttributes fn = [] {
-        void *found = nullptr;
-        cudaDriverEntryPointQueryResult result{};
-        if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &found, 7000, cudaEnableDefault, &result) !=
-                cudaSuccess ||
-            result != cudaDriverEntryPointSuccess) {
-            (void)cudaGetLastError();
-            return PointerGetAttributes{nullptr};
-        }
-        return reinterpret_cast<PointerGetAttributes>(found);
-    }();
+    static const PointerGetAttributes fn = driver_entry<PointerGetAttributes>("cuPointerGetAttributes", 7000);
     return fn;
 }
 
@@ -129,6 +141,7 @@ class BatchClassifier {
         for (std::size_t k = 0; k < used_; ++k) {
             if (p - known_[k].start < known_[k].bytes) return known_[k].memory;
         }
+        if (Memory m = Memory::pageable; known_memory::find(ptr, &m)) return m; // xfer's own buffers
         const PointerGetAttributes query = pointer_get_attributes();
         if (query == nullptr) return classify(ptr);
         CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
@@ -224,9 +237,10 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
         // driver's view of the pointers (classify) must be the one the copy will get.
         c.drop_stale_registrations(dst, bytes);
         c.drop_stale_registrations(src, bytes);
-        // Each pointer is classified once (a driver query each) and the answer handed on.
-        const Memory to = classify(dst);
-        const Memory from = classify(src);
+        // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
+        // own buffers) and the answer handed on.
+        const Memory to = memory_of(dst);
+        const Memory from = memory_of(src);
         if (const char *why = kind_mismatch(kind, to, from)) {
             return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued", bytes,
                         kind_name(kind), why, memory_name(to), memory_name(from));
@@ -238,8 +252,8 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
         if (to == Memory::pageable || from == Memory::pageable) {
             return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
         }
-        return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
-                     kind_name(kind));
+        return check(cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s), "cudaMemcpyAsync(%zu bytes, %s)",
+                     bytes, kind_name(kind));
     });
 }
 

@@ -6,6 +6,7 @@
 
 #include "batch.hpp"
 #include "entries.hpp"
+#include "known_memory.hpp"
 #include "xfer_cuda/backend.hpp"
 #include <xfer_plugin/table.hpp>
 
@@ -52,6 +53,11 @@ xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t b
         if (auto st = s.allocate(c, flags, *b)) {
             return st;
         }
+        // Each view classified once, by the driver, so that copies between them need not ask.
+        known_memory::add(b->host, b->bytes, classify(b->host));
+        if (b->device != b->host) {
+            known_memory::add(b->device, b->bytes, classify(b->device));
+        }
         *host_view = b->host;
         *device_view = b->device;
         *buf = b.release();
@@ -64,6 +70,9 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
         const Context &c = as_context(ctx);
         // Owned before anything can fail: the core forgets the handle whatever this returns.
         std::unique_ptr<Buffer> b(&as_buffer(buf));
+        // Forgotten before the memory goes, so that no lookup answers for a reused address.
+        known_memory::remove(b->host);
+        known_memory::remove(b->device);
         if (auto st = activate(c)) {
             return st;
         }

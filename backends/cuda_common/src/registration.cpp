@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "entries.hpp"
+#include "known_memory.hpp"
 #include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
@@ -184,8 +185,12 @@ void HostRegistrations::stats(xfer_registration_stats *out) {
 }
 
 xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned flags) {
-    return on_device("register_memory", ctx,
-                     [&](const Context &c) { return c.registrations->add(c, ptr, bytes, flags); });
+    return on_device("register_memory", ctx, [&](const Context &c) {
+        // Registering changes what the driver says of the range (and unregistering changes it
+        // back): a buffer view there is asked about from now on, never answered from memory.
+        known_memory::forget_overlapping(ptr, bytes);
+        return c.registrations->add(c, ptr, bytes, flags);
+    });
 }
 
 xfer_status unregister_memory(void *ctx, void *ptr) {

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: Apache-2.0
+// The extents of xfer's own buffers (known_memory.hpp): a map under a reader-writer lock, and
+// a per-thread cache of the last few extents found in it.
+#include "known_memory.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+
+namespace xfer::cuda::known_memory {
+namespace {
+
+struct Extent {
+    std::uintptr_t start = 0;
+    std::size_t bytes = 0;
+    Memory memory = Memory::pageable;
+};
+
+struct Registry {
+    std::shared_mutex mutex;
+    std::map<std::uintptr_t, Extent> by_start;
+    // Bumped (under `mutex`, after the erase) by every removal: a thread whose cache holds an
+    // older generation empties it before answering from it.
+    std::atomic<std::uint64_t> generation{1};
+};
+
+Registry &registry() {
+    static Registry r;
+    return r;
+}
+
+// The extents this thread found last: a small copy's two pointers usually fall in the same
+// few buffers call after call. Trivially destructible, so it costs nothing at thread exit.
+struct ThreadCache {
+    std::uint64_t generation = 0;
+    std::array<Extent, 8> entries{};
+    std::size_t used = 0;
+    std::size_t next = 0;
+};
+thread_local ThreadCache t_cache;
+
+bool contains(const Extent &e, std::uintptr_t p) noexcept { return p - e.start < e.bytes; }
+
+} // namespace
+
+void add(const void *start, std::size_t bytes, Memory m) noexcept {
+    if (start == nullptr || bytes == 0) {
+        return;
+    }
+    Registry &r = registry();
+    const auto s = reinterpret_cast<std::uintptr_t>(start);
+    try {
+        std::unique_lock<std::shared_mutex> lock(r.mutex);
+        r.by_start[s] = Extent{s, bytes, m};
+        r.generation.fetch_add(1, std::memory_order_release); // a replaced extent leaves the caches too
+    } catch (const std::bad_alloc &) {
+        // Not remembered: pointers inside it are asked about, as for memory xfer did not allocate.
+    }
+}
+
+void remove(const void *start) noexcept {
+    Registry &r = registry();
+    std::unique_lock<std::shared_mutex> lock(r.mutex);
+    if (r.by_start.erase(reinterpret_cast<std::uintptr_t>(start)) != 0) {
+        r.generation.fetch_add(1, std::memory_order_release);
+    }
+}
+
+void forget_overlapping(const void *start, std::size_t bytes) noexcept {
+    Registry &r = registry();
+    const auto lo = reinterpret_cast<std::uintptr_t>(start);
+    const std::uintptr_t hi = lo + bytes;
+    std::unique_lock<std::shared_mutex> lock(r.mutex);
+    bool erased = false;
+    auto it = r.by_start.upper_bound(lo);
+    if (it != r.by_start.begin() && contains(std::prev(it)->second, lo)) {
+        --it;
+    }
+    while (it != r.by_start.end() && it->first < hi) {
+        it = r.by_start.erase(it);
+        erased = true;
+    }
+    if (erased) {
+        r.generation.fetch_add(1, std::memory_order_release);
+    }
+}
+
+bool find(const void *ptr, Memory *m) noexcept {
+    Registry &r = registry();
+    const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+    ThreadCache &cache = t_cache;
+    // The generation is read before the map: an extent removed after this read bumps it again,
+    // so what is cached below under this generation is dropped at the next lookup.
+    const std::uint64_t generation = r.generation.load(std::memory_order_acquire);
+    if (cache.generation != generation) {
+        cache.used = 0;
+        cache.next = 0;
+        cache.generation = generation;
+    }
+    for (std::size_t k = 0; k < cache.used; ++k) {
+        if (contains(cache.entries[k], p)) {
+            *m = cache.entries[k].memory;
+            return true;
+        }
+    }
+    Extent found;
+    {
+        std::shared_lock<std::shared_mutex> lock(r.mutex);
+        auto it = r.by_start.upper_bound(p);
+        if (it == r.by_start.begin() || !contains(std::prev(it)->second, p)) {
+            return false;
+        }
+        found = std::prev(it)->second;
+    }
+    cache.entries[cache.next] = found;
+    cache.next = (cache.next + 1) % cache.entries.size();
+    cache.used = cache.used < cache.entries.size() ? cache.used + 1 : cache.used;
+    *m = found.memory;
+    return true;
+}
+
+} // namespace xfer::cuda::known_memory
