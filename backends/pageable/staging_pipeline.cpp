@@ -295,6 +295,11 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
     claim_epoch_.fetch_add(1, std::memory_order_release);
     work_.notify_all();
     const xfer_status queued = enqueue(*job, why);
+    if (queued == XFER_SUCCESS && !wait_host) {
+        // Asynchronous and queued: nothing left that needs the mutex, which the workers just
+        // woken are all taking to claim their first pieces.
+        return XFER_SUCCESS;
+    }
     std::unique_lock<std::mutex> lock(mutex_);
     if (queued != XFER_SUCCESS) {
         // Given up like a copy whose stream failed: every wait already queued opens (the
@@ -303,9 +308,6 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         abort_locked(job, queued, why->c_str(), false); // this call reports it
         finished_.wait(lock, [&] { return job->host_done; });
         return queued;
-    }
-    if (!wait_host) {
-        return XFER_SUCCESS;
     }
     finished_.wait(lock, [&] { return job->host_done; });
     if (job->error != XFER_SUCCESS) {
