@@ -38,25 +38,23 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
 }
 
 xfer_status PinnedContext::cache_pageable_copy(void *dst, const void *src, std::size_t bytes, Memory to, Memory from,
-                                               cudaStream_t s, bool *taken) const noexcept {
+                                               bool pages_proven, cudaStream_t s, bool *taken) const noexcept {
     *taken = false;
     if (!cache) {
         return XFER_SUCCESS;
     }
     const auto host_side = [](Memory m) { return m == Memory::pageable || m == Memory::pinned_host; };
     if (host_side(from) && to == Memory::device) {
-        return cache->copy(dst, src, bytes, XFER_TO_DEVICE, from == Memory::pinned_host, s, taken);
+        return cache->copy(dst, src, bytes, XFER_TO_DEVICE, from == Memory::pinned_host, pages_proven, s, taken);
     }
     if (host_side(to) && from == Memory::device) {
-        return cache->copy(dst, src, bytes, XFER_TO_HOST, to == Memory::pinned_host, s, taken);
+        return cache->copy(dst, src, bytes, XFER_TO_HOST, to == Memory::pinned_host, pages_proven, s, taken);
     }
     return XFER_SUCCESS;
 }
 
-void PinnedContext::drop_stale_registrations(const void *ptr, std::size_t bytes) const noexcept {
-    if (cache) {
-        cache->drop_stale(ptr, bytes);
-    }
+bool PinnedContext::drop_stale_registrations(const void *ptr, std::size_t bytes, bool prove_pages) const noexcept {
+    return cache && cache->drop_stale(ptr, bytes, prove_pages);
 }
 
 void PinnedContext::forget_cached_registrations(const void *ptr, std::size_t bytes) const noexcept {

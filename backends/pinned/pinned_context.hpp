@@ -16,9 +16,9 @@ struct PinnedContext : Context {
     std::unique_ptr<RegistrationCache> cache; // nullptr when registration_cache is 0
 
     xfer_status cache_pageable_copy(void *dst, const void *src, std::size_t bytes, Memory to, Memory from,
-                                    cudaStream_t s, bool *taken) const noexcept override;
+                                    bool pages_proven, cudaStream_t s, bool *taken) const noexcept override;
     void forget_cached_registrations(const void *ptr, std::size_t bytes) const noexcept override;
-    void drop_stale_registrations(const void *ptr, std::size_t bytes) const noexcept override;
+    bool drop_stale_registrations(const void *ptr, std::size_t bytes, bool prove_pages) const noexcept override;
     void cache_stats(xfer_registration_stats *out) const noexcept override;
     xfer_status close() noexcept override;
 };

@@ -33,10 +33,11 @@ xfer_status RegistrationCache::evict_locked(std::uintptr_t start) noexcept {
     return last_failure(st, check(err, "cudaHostUnregister(%zu bytes of the registration cache)", r.bytes));
 }
 
-void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept {
+bool RegistrationCache::drop_stale(const void *ptr, std::size_t bytes, bool prove_pages) noexcept {
     if (ranges_.load(std::memory_order_relaxed) == 0) {
-        return;
+        return false;
     }
+    bool dropped = false;
     try {
         const auto p = reinterpret_cast<std::uintptr_t>(ptr);
         const std::uintptr_t lo = page_down(p);
@@ -47,17 +48,19 @@ void RegistrationCache::drop_stale(const void *ptr, std::size_t bytes) noexcept 
             // A copy that starts inside a registration and runs past its end (or the reverse)
             // is refused by the driver with cudaErrorInvalidValue: the range goes.
             const bool straddled = lo < r->start || hi > r->start + r->bytes;
-            if (straddled ||
-                !same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
+            if (straddled || (prove_pages && !same_page_frames(lo, (hi - lo) / kPageBytes,
+                                                               r->frames.data() + (lo - r->start) / kPageBytes))) {
                 (void)evict_locked(start);
+                dropped = true;
             }
         }
         ranges_.store(lru_.size(), std::memory_order_relaxed);
     } catch (const std::bad_alloc &) {}
+    return dropped;
 }
 
 xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,
-                                    cudaStream_t s, bool *taken) noexcept {
+                                    bool pages_proven, cudaStream_t s, bool *taken) noexcept {
     *taken = false;
     if (lru_.limit() == 0 || bytes < min_bytes_) {
         return XFER_SUCCESS;
@@ -68,15 +71,29 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
     try {
         std::lock_guard<std::mutex> lock(mutex_);
         if (CachedRange *r = lru_.find(lo, hi - lo)) {
-            // The caller's drop_stale has just compared the pages (and evicted a stale range),
-            // so a range found here holds the very pages the copy touches.
             ++hits_;
             lru_.touch(*r);
             *taken = true;
             // Queued under the lock: an eviction (which waits for the device) cannot come
             // between the check and the copy.
+            if (auto st = check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
+                                "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes)) {
+                return st;
+            }
+            if (pages_proven ||
+                same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
+                return XFER_SUCCESS; // the range holds the very pages the copy touches
+            }
+            // The pages changed since registering (header): the DMA queued above moves the old,
+            // still pinned ones; the device finishes it, the range goes, the copy runs again.
+            --hits_;
+            ++misses_;
+            if (auto st = evict_locked(r->start)) {
+                return st;
+            }
             return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
-                         "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
+                         "cudaMemcpyAsync(%zu bytes, again after evicting a cached registration whose pages changed)",
+                         bytes);
         }
         if (host_pinned && lru_.overlapping(lo, hi - lo).empty()) {
             return XFER_SUCCESS; // page-locked by cudaHostAlloc or xfer_register: not ours

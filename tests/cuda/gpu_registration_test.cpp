@@ -189,6 +189,51 @@ TEST_P(GpuRegistrationCache, RepeatedCopiesFromOneMallocBufferHitAfterTheFirst) 
     to_device_and_back(data.data(), n, dev);
 }
 
+// Two contexts, two buffers that share a page (as heap neighbours do): the first context's
+// cache page-locks whole pages, so the second buffer starts inside a registration its own
+// context did not make and runs past its end. The driver refuses such a copy in one piece
+// (cudaErrorInvalidValue); xfer copies it in pieces split at the registration's end. Both
+// directions, every byte compared. (Found by xfer_stress, phase 2: one context per thread.)
+TEST_P(GpuRegistrationCache, BufferStartingInsideAnotherContextsRegistrationCopiesExactly) {
+    const std::size_t first = (2u << 20) + 100, second = (2u << 20) - 100, n = first + second;
+    auto *region = static_cast<unsigned char *>(std::aligned_alloc(4096, n));
+    ASSERT_NE(nullptr, region);
+    const auto data = random_bytes(n, fresh_seed());
+    std::memcpy(region, data.data(), n);
+    unsigned char *a = region, *b = region + first; // b's first page is a's last
+    xfer_context other = nullptr;
+    xfer_stream other_stream = nullptr;
+    ASSERT_XFER_OK(xfer_open("pinned", 0, &other));
+    ASSERT_XFER_OK(xfer_stream_create(other, &other_stream));
+    xfer_buffer dev_a = nullptr, dev_b = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(other, first, XFER_ALLOC_DEFAULT, &dev_a));
+    ASSERT_XFER_OK(xfer_alloc(ctx_, second, XFER_ALLOC_DEFAULT, &dev_b));
+    // The other context's cache registers a's pages, b's first page among them.
+    ASSERT_XFER_OK(xfer_memcpy_async(other, xfer_device_ptr(dev_a), a, first, XFER_COPY_HOST_TO_DEVICE, other_stream));
+    ASSERT_XFER_OK(xfer_stream_synchronize(other_stream));
+    cudaPointerAttributes attrs{};
+    ASSERT_EQ(cudaSuccess, cudaPointerGetAttributes(&attrs, b));
+    const bool shared_page_locked = attrs.type == cudaMemoryTypeHost;
+    if (cache_can_prove_hits()) {
+        EXPECT_TRUE(shared_page_locked) << "the other context's cache did not page-lock the shared page";
+    }
+    // This context copies b both ways.
+    std::vector<unsigned char> back(second, 0);
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(dev_b), b, second, XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, back.data(), xfer_device_ptr(dev_b), second, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(0, std::memcmp(back.data(), data.data() + first, second)) << "shared page locked: " << shared_page_locked;
+    std::memset(b, 0, second);
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, b, xfer_device_ptr(dev_b), second, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(0, std::memcmp(b, data.data() + first, second));
+    EXPECT_EQ(0, std::memcmp(a, data.data(), first)) << "the neighbour's bytes were touched";
+    EXPECT_XFER_OK(xfer_close(other)); // unregisters a's pages
+    EXPECT_XFER_OK(xfer_free(dev_b));
+    std::free(region);
+}
+
 TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     const bool cached = cache_can_prove_hits();
     const std::size_t n = 8u << 20;

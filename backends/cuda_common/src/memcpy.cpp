@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Raw copies: what memory each pointer is, whether the copy kind fits, and how each pair of
 // memories moves (the copy engine, the backend's hooks for pageable memory, packed batches).
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -228,32 +229,122 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
                  kind_name(kind));
 }
 
+// How far the registration (or page-locked allocation) holding `p` reaches past it; 0 when
+// `p` is not page-locked memory or the driver cannot say.
+std::size_t registered_bytes_from(const void *p) noexcept {
+    const PointerGetAttributes query = pointer_get_attributes();
+    if (query == nullptr) {
+        return 0;
+    }
+    CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    unsigned type = 0;
+    CUdeviceptr start = 0;
+    std::size_t size = 0;
+    void *values[] = {&type, &start, &size};
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    if (query(3, names, values, static_cast<CUdeviceptr>(at)) != CUDA_SUCCESS || type != CU_MEMORYTYPE_HOST ||
+        at - start >= size) {
+        return 0;
+    }
+    return static_cast<std::size_t>(start + size - at);
+}
+
+// A copy between device memory and a host range that starts inside a registration made
+// elsewhere (another context's registration cache page-locks whole pages, and a neighbouring
+// buffer may share one; or the application's cudaHostRegister) and runs past its end: the driver
+// refuses it (cudaErrorInvalidValue). It goes in pieces split where the host side's
+// registrations end: registered pieces as DMA, the pieces between them as pageable copies
+// (copy_touching_pageable, stream order kept as for any pageable copy).
+xfer_status copy_across_registrations(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
+                                      bool to_device, cudaStream_t s) {
+    constexpr std::size_t kPage = 4096;
+    auto *host = static_cast<unsigned char *>(to_device ? const_cast<void *>(src) : dst);
+    auto *device = static_cast<unsigned char *>(to_device ? dst : const_cast<void *>(src));
+    for (std::size_t done = 0; done < bytes;) {
+        unsigned char *p = host + done;
+        std::size_t piece = std::min(registered_bytes_from(p), bytes - done);
+        const bool registered = piece != 0;
+        if (!registered) {
+            // Unregistered up to the next page that is registered (or the end).
+            const auto next_page = (reinterpret_cast<std::uintptr_t>(p) / kPage + 1) * kPage;
+            piece = std::min<std::size_t>(next_page - reinterpret_cast<std::uintptr_t>(p), bytes - done);
+            while (done + piece < bytes && registered_bytes_from(host + done + piece) == 0) {
+                piece += std::min(kPage, bytes - done - piece);
+            }
+        }
+        void *piece_dst = to_device ? static_cast<void *>(device + done) : static_cast<void *>(p);
+        const void *piece_src = to_device ? static_cast<const void *>(p) : static_cast<const void *>(device + done);
+        const Memory host_memory = registered ? Memory::pinned_host : Memory::pageable;
+        const Memory to = to_device ? Memory::device : host_memory;
+        const Memory from = to_device ? host_memory : Memory::device;
+        const xfer_status st = registered
+                                   ? check(cudaMemcpyAsync(piece_dst, piece_src, piece, engine_kind(to, from), s),
+                                           "cudaMemcpyAsync(%zu of %zu bytes, %s, a piece inside another registration)",
+                                           piece, bytes, kind_name(kind))
+                                   : copy_touching_pageable(c, piece_dst, piece_src, piece, kind, to, from, s);
+        if (st != XFER_SUCCESS) {
+            return st;
+        }
+        done += piece;
+    }
+    return XFER_SUCCESS;
+}
+
 } // namespace
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
         // A cached registration the copy straddles or whose pages changed goes first: the
-        // driver's view of the pointers (classify) must be the one the copy will get.
-        c.drop_stale_registrations(dst, bytes);
-        c.drop_stale_registrations(src, bytes);
+        // driver's view of the pointers (classify) must be the one the copy will get. Whether its
+        // pages changed is asked now only where the kind names a host pointer as device-side
+        // memory (the kind check then depends on it); otherwise a copy the registration cache
+        // takes is proven after its DMA is queued, and any other copy just below.
+        const bool prove_first = kind == XFER_COPY_DEVICE_TO_DEVICE;
+        c.drop_stale_registrations(dst, bytes, prove_first);
+        c.drop_stale_registrations(src, bytes, prove_first);
         // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
         // own buffers) and the answer handed on.
-        const Memory to = memory_of(dst);
-        const Memory from = memory_of(src);
-        if (const char *why = kind_mismatch(kind, to, from)) {
-            return fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued", bytes,
-                        kind_name(kind), why, memory_name(to), memory_name(from));
+        Memory to = memory_of(dst);
+        Memory from = memory_of(src);
+        const auto check_kind = [&]() -> xfer_status {
+            const char *why = kind_mismatch(kind, to, from);
+            return why == nullptr
+                       ? XFER_SUCCESS
+                       : fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
+                              bytes, kind_name(kind), why, memory_name(to), memory_name(from));
+        };
+        if (auto st = check_kind()) {
+            return st;
         }
         bool taken = false;
-        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, s, &taken); st != XFER_SUCCESS || taken) {
+        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
+            st != XFER_SUCCESS || taken) {
             return st; // the pinned backend's registration cache queued it as DMA
+        }
+        if (!prove_first) {
+            const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
+            const bool src_range_went = c.drop_stale_registrations(src, bytes);
+            if (dst_range_went || src_range_went) {
+                to = memory_of(dst); // the driver's answer changed
+                from = memory_of(src);
+                if (auto st = check_kind()) {
+                    return st;
+                }
+            }
         }
         if (to == Memory::pageable || from == Memory::pageable) {
             return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
         }
-        return check(cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s), "cudaMemcpyAsync(%zu bytes, %s)",
-                     bytes, kind_name(kind));
+        const cudaError_t err = cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s);
+        const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
+                                 (from == Memory::device && to == Memory::pinned_host);
+        if (err == cudaErrorInvalidValue && host_device) {
+            (void)cudaGetLastError(); // refused before anything was queued
+            return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s);
+        }
+        return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
     });
 }
 

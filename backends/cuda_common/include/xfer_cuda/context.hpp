@@ -190,12 +190,20 @@ struct Context {
     // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused or
     // that the range straddles, so that the pointer classifies as what it is now and the driver
     // accepts the copy (every raw copy calls it for its pointers before classifying them).
-    virtual void drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
+    // With `prove_pages` false only the straddled ones go: the caller then offers the copy to
+    // cache_pageable_copy with pages_proven false (the cache proves the pages after queuing its
+    // DMA) and calls this again with true if the cache does not take it. True when a range went.
+    virtual bool drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/,
+                                          bool /*prove_pages*/ = true) const noexcept {
+        return false;
+    }
     // A raw copy between host memory and device memory (`to`, `from`: what the pointers were
     // classified as), offered to the backend's registration cache first: *taken true when it
-    // queued the copy itself.
+    // queued the copy itself. `pages_proven`: drop_stale_registrations(prove_pages true) ran for
+    // both pointers; otherwise a hit proves the range's pages after queuing its DMA.
     virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/, Memory /*to*/,
-                                            Memory /*from*/, cudaStream_t /*s*/, bool *taken) const noexcept {
+                                            Memory /*from*/, bool /*pages_proven*/, cudaStream_t /*s*/,
+                                            bool *taken) const noexcept {
         *taken = false;
         return XFER_SUCCESS;
     }
