@@ -70,7 +70,19 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
     const std::uintptr_t hi = page_up(host + bytes);
     try {
         std::lock_guard<std::mutex> lock(mutex_);
-        if (CachedRange *r = lru_.find(lo, hi - lo)) {
+        CachedRange *r = lru_.find(lo, hi - lo);
+        const auto same_pages = [&] {
+            return same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes);
+        };
+        if (r != nullptr && !pages_proven && dir == XFER_TO_HOST && !same_pages()) {
+            // A DMA that writes host memory never starts on pages not proven (header): the
+            // stale range goes first and the copy continues as a miss.
+            if (auto st = evict_locked(r->start)) {
+                return st;
+            }
+            r = nullptr;
+        }
+        if (r != nullptr) {
             ++hits_;
             lru_.touch(*r);
             *taken = true;
@@ -80,12 +92,12 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
                                 "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes)) {
                 return st;
             }
-            if (pages_proven ||
-                same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes)) {
+            if (pages_proven || dir == XFER_TO_HOST || same_pages()) {
                 return XFER_SUCCESS; // the range holds the very pages the copy touches
             }
-            // The pages changed since registering (header): the DMA queued above moves the old,
-            // still pinned ones; the device finishes it, the range goes, the copy runs again.
+            // To the device, the pages changed since registering (header): the DMA queued above
+            // read the old, still pinned ones; the device finishes it, the range goes, the copy
+            // runs again.
             --hits_;
             ++misses_;
             if (auto st = evict_locked(r->start)) {

@@ -50,12 +50,14 @@ class RegistrationCache {
     // sets *taken; or leaves it to the caller (*taken false, XFER_SUCCESS). The context's
     // device must be current; drop_stale(host side) must have run just before. With
     // `pages_proven` (drop_stale compared the pages) a hit trusts that check; without it
-    // (drop_stale with prove_pages false) a hit queues its DMA first and compares the pages
-    // while the DMA runs, so the copy does not wait for the pagemap read (0.8-1.4 ms per
-    // 256 MiB on the H200: 0.85x a cudaHostAlloc buffer's speed). Pages found changed: the DMA
-    // just queued moved the range's old pages, which the registration still pins (safe, but
-    // not the user's bytes), so the device finishes it, the range is evicted and the copy is
-    // queued again from the pages mapped now (the driver's pageable path). Thread-safe.
+    // (drop_stale with prove_pages false) a hit *to the device* queues its DMA first and
+    // compares the pages while the DMA runs, so the copy does not wait for the pagemap read
+    // (0.8-1.4 ms per 256 MiB on the H200: 0.85x a cudaHostAlloc buffer's speed). Pages found
+    // changed: that DMA read the range's old pages, which the registration still pins (no
+    // byte of anyone's memory is touched), so the device finishes it, the range is evicted and
+    // the copy is queued again from the pages mapped now (the driver's pageable path). A hit to
+    // the host is always proven before its DMA: a write to old pages could land in memory that
+    // now belongs to another mapping (a file's page cache, a moved buffer). Thread-safe.
     // `host_pinned`: the host side looked page-locked to the driver, which it also does for a
     // cached range; memory page-locked by others (no cached range overlaps) is left alone.
     xfer_status copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,

@@ -10,6 +10,7 @@
 
 #include "batch.hpp"
 #include "entries.hpp"
+#include "host_range.hpp"
 #include "known_memory.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
@@ -256,11 +257,21 @@ std::size_t registered_bytes_from(const void *p) noexcept {
 // refuses it (cudaErrorInvalidValue). It goes in pieces split where the host side's
 // registrations end: registered pieces as DMA, the pieces between them as pageable copies
 // (copy_touching_pageable, stream order kept as for any pageable copy).
+// The same refusal comes for a copy that runs past the end of a page-locked allocation (a
+// caller's error): that one must stay refused, never become a copy of the neighbouring memory.
+// So the split runs only when the host pointer is not in one of xfer's own buffers (whose extent
+// xfer knows) and every page of the host range is mapped; otherwise the driver's refusal
+// (`refused`) is reported. If a later piece fails, the stream is waited for before the failure
+// is returned, so no queued piece touches the caller's memory after the call.
 xfer_status copy_across_registrations(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
-                                      bool to_device, cudaStream_t s) {
+                                      bool to_device, cudaStream_t s, cudaError_t refused) {
     constexpr std::size_t kPage = 4096;
     auto *host = static_cast<unsigned char *>(to_device ? const_cast<void *>(src) : dst);
     auto *device = static_cast<unsigned char *>(to_device ? dst : const_cast<void *>(src));
+    if (Memory known = Memory::pageable; known_memory::find(host, &known) || !host_range_mapped(host, bytes)) {
+        return check(refused, "cudaMemcpyAsync(%zu bytes, %s): the host range runs past the memory it starts in", bytes,
+                     kind_name(kind));
+    }
     for (std::size_t done = 0; done < bytes;) {
         unsigned char *p = host + done;
         std::size_t piece = std::min(registered_bytes_from(p), bytes - done);
@@ -284,6 +295,10 @@ xfer_status copy_across_registrations(const Context &c, void *dst, const void *s
                                            piece, bytes, kind_name(kind))
                                    : copy_touching_pageable(c, piece_dst, piece_src, piece, kind, to, from, s);
         if (st != XFER_SUCCESS) {
+            if (done != 0) {
+                (void)cudaStreamSynchronize(s); // the pieces already queued finish first
+                (void)cudaGetLastError();
+            }
             return st;
         }
         done += piece;
@@ -298,10 +313,12 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
         const auto s = static_cast<cudaStream_t>(stream);
         // A cached registration the copy straddles or whose pages changed goes first: the
         // driver's view of the pointers (classify) must be the one the copy will get. Whether its
-        // pages changed is asked now only where the kind names a host pointer as device-side
-        // memory (the kind check then depends on it); otherwise a copy the registration cache
-        // takes is proven after its DMA is queued, and any other copy just below.
-        const bool prove_first = kind == XFER_COPY_DEVICE_TO_DEVICE;
+        // pages changed is asked after the registration cache queued its DMA only for
+        // XFER_COPY_HOST_TO_DEVICE: that DMA only reads, so reading a stale range's old pages
+        // costs a second copy, never a byte of anyone's memory. A DMA that writes host memory
+        // (to the host, or a kind that does not say) must not start on pages that may now belong
+        // to another mapping (a file's page cache, a moved buffer): proven first.
+        const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
         c.drop_stale_registrations(dst, bytes, prove_first);
         c.drop_stale_registrations(src, bytes, prove_first);
         // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
@@ -342,7 +359,7 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
                                  (from == Memory::device && to == Memory::pinned_host);
         if (err == cudaErrorInvalidValue && host_device) {
             (void)cudaGetLastError(); // refused before anything was queued
-            return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s);
+            return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
         }
         return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
     });
