@@ -43,11 +43,10 @@ xfer_status PinnedContext::cache_pageable_copy(void *dst, const void *src, std::
     if (!cache) {
         return XFER_SUCCESS;
     }
-    const auto host_side = [](Memory m) { return m == Memory::pageable || m == Memory::pinned_host; };
-    if (host_side(from) && to == Memory::device) {
+    if (is_host_memory(from) && to == Memory::device) {
         return cache->copy(dst, src, bytes, XFER_TO_DEVICE, from == Memory::pinned_host, pages_proven, s, taken);
     }
-    if (host_side(to) && from == Memory::device) {
+    if (is_host_memory(to) && from == Memory::device) {
         return cache->copy(dst, src, bytes, XFER_TO_HOST, to == Memory::pinned_host, pages_proven, s, taken);
     }
     return XFER_SUCCESS;

@@ -12,6 +12,11 @@ namespace {
 std::uintptr_t page_down(std::uintptr_t p) { return p / kPageBytes * kPageBytes; }
 std::uintptr_t page_up(std::uintptr_t p) { return (p + kPageBytes - 1) / kPageBytes * kPageBytes; }
 
+// True when the pages [lo, hi) of cached range `r` are still the ones it registered.
+bool holds_its_pages(const CachedRange &r, std::uintptr_t lo, std::uintptr_t hi) {
+    return same_page_frames(lo, (hi - lo) / kPageBytes, r.frames.data() + (lo - r.start) / kPageBytes);
+}
+
 } // namespace
 
 RegistrationCache::~RegistrationCache() { (void)forget(nullptr, 0); }
@@ -48,8 +53,7 @@ bool RegistrationCache::drop_stale(const void *ptr, std::size_t bytes, bool prov
             // A copy that starts inside a registration and runs past its end (or the reverse)
             // is refused by the driver with cudaErrorInvalidValue: the range goes.
             const bool straddled = lo < r->start || hi > r->start + r->bytes;
-            if (straddled || (prove_pages && !same_page_frames(lo, (hi - lo) / kPageBytes,
-                                                               r->frames.data() + (lo - r->start) / kPageBytes))) {
+            if (straddled || (prove_pages && !holds_its_pages(*r, lo, hi))) {
                 (void)evict_locked(start);
                 dropped = true;
             }
@@ -71,10 +75,9 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
     try {
         std::lock_guard<std::mutex> lock(mutex_);
         CachedRange *r = lru_.find(lo, hi - lo);
-        const auto same_pages = [&] {
-            return same_page_frames(lo, (hi - lo) / kPageBytes, r->frames.data() + (lo - r->start) / kPageBytes);
-        };
-        if (r != nullptr && !pages_proven && dir == XFER_TO_HOST && !same_pages()) {
+        // Unproven pages are compared after the DMA only to the device (header), else before.
+        const bool prove_after = !pages_proven && dir == XFER_TO_DEVICE;
+        if (r != nullptr && !pages_proven && !prove_after && !holds_its_pages(*r, lo, hi)) {
             // A DMA that writes host memory never starts on pages not proven (header): the
             // stale range goes first and the copy continues as a miss.
             if (auto st = evict_locked(r->start)) {
@@ -92,7 +95,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
                                 "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes)) {
                 return st;
             }
-            if (pages_proven || dir == XFER_TO_HOST || same_pages()) {
+            if (!prove_after || holds_its_pages(*r, lo, hi)) {
                 return XFER_SUCCESS; // the range holds the very pages the copy touches
             }
             // To the device, the pages changed since registering (header): the DMA queued above

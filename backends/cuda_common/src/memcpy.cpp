@@ -93,10 +93,9 @@ Memory memory_of(const void *ptr) noexcept {
 // of a 4-byte copy's overhead over a raw call with its kind). Managed memory and mapped
 // page-locked memory on the device side (zero-copy views) keep cudaMemcpyDefault.
 cudaMemcpyKind engine_kind(Memory to, Memory from) noexcept {
-    const auto host = [](Memory m) { return m == Memory::pageable || m == Memory::pinned_host; };
     if (to == Memory::device && from == Memory::device) return cudaMemcpyDeviceToDevice;
-    if (to == Memory::device && host(from)) return cudaMemcpyHostToDevice;
-    if (from == Memory::device && host(to)) return cudaMemcpyDeviceToHost;
+    if (to == Memory::device && is_host_memory(from)) return cudaMemcpyHostToDevice;
+    if (from == Memory::device && is_host_memory(to)) return cudaMemcpyDeviceToHost;
     return cudaMemcpyDefault;
 }
 
@@ -131,6 +130,26 @@ PointerGetAttributes pointer_get_attributes() noexcept {
     return fn;
 }
 
+// What the driver says of one pointer in one query: its memory type (0: memory the driver does
+// not know), whether it is managed, and the extent of the allocation or registration it lies in
+// (bytes 0: none).
+struct PointerFacts {
+    unsigned type = 0;
+    unsigned managed = 0;
+    CUdeviceptr start = 0;
+    std::size_t bytes = 0;
+};
+
+// False when this driver has no cuPointerGetAttributes or the query failed.
+bool pointer_facts(const void *ptr, PointerFacts *out) noexcept {
+    const PointerGetAttributes query = pointer_get_attributes();
+    if (query == nullptr) return false;
+    CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                   CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
+    void *values[] = {&out->type, &out->managed, &out->start, &out->bytes};
+    return query(4, names, values, static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(ptr))) == CUDA_SUCCESS;
+}
+
 // Classifies the pointers of one batch. Entries mostly point into a few allocations, so the
 // allocations already seen (their extents, from cuPointerGetAttributes) answer for the
 // entries inside them without a driver query: one query per pointer (~0.3 us each) was most
@@ -144,25 +163,17 @@ class BatchClassifier {
             if (p - known_[k].start < known_[k].bytes) return known_[k].memory;
         }
         if (Memory m = Memory::pageable; known_memory::find(ptr, &m)) return m; // xfer's own buffers
-        const PointerGetAttributes query = pointer_get_attributes();
-        if (query == nullptr) return classify(ptr);
-        CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
-                                       CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-        unsigned type = 0;
-        unsigned managed = 0;
-        CUdeviceptr start = 0;
-        std::size_t bytes = 0;
-        void *values[] = {&type, &managed, &start, &bytes};
-        if (query(4, names, values, static_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return classify(ptr);
+        PointerFacts f;
+        if (!pointer_facts(ptr, &f)) return classify(ptr);
         // Memory the driver does not know comes back as type 0: pageable, as classify() would
         // say (cudaMemoryTypeUnregistered), without asking the driver a second time.
-        const Memory m = managed != 0                   ? Memory::managed
-                         : type == CU_MEMORYTYPE_DEVICE ? Memory::device
-                         : type == CU_MEMORYTYPE_HOST   ? Memory::pinned_host
-                         : type == 0                    ? Memory::pageable
-                                                        : classify(ptr);
-        if (bytes == 0) return m; // no extent to remember (pageable memory)
-        known_[next_] = Known{static_cast<std::uintptr_t>(start), bytes, m};
+        const Memory m = f.managed != 0                   ? Memory::managed
+                         : f.type == CU_MEMORYTYPE_DEVICE ? Memory::device
+                         : f.type == CU_MEMORYTYPE_HOST   ? Memory::pinned_host
+                         : f.type == 0                    ? Memory::pageable
+                                                          : classify(ptr);
+        if (f.bytes == 0) return m; // no extent to remember (pageable memory)
+        known_[next_] = Known{static_cast<std::uintptr_t>(f.start), f.bytes, m};
         next_ = (next_ + 1) % known_.size();
         used_ = used_ < known_.size() ? used_ + 1 : used_;
         return m;
@@ -233,22 +244,12 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
 // How far the registration (or page-locked allocation) holding `p` reaches past it; 0 when
 // `p` is not page-locked memory or the driver cannot say.
 std::size_t registered_bytes_from(const void *p) noexcept {
-    const PointerGetAttributes query = pointer_get_attributes();
-    if (query == nullptr) {
-        return 0;
-    }
-    CUpointer_attribute names[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-                                   CU_POINTER_ATTRIBUTE_RANGE_SIZE};
-    unsigned type = 0;
-    CUdeviceptr start = 0;
-    std::size_t size = 0;
-    void *values[] = {&type, &start, &size};
+    PointerFacts f;
     const auto at = reinterpret_cast<std::uintptr_t>(p);
-    if (query(3, names, values, static_cast<CUdeviceptr>(at)) != CUDA_SUCCESS || type != CU_MEMORYTYPE_HOST ||
-        at - start >= size) {
+    if (!pointer_facts(p, &f) || f.type != CU_MEMORYTYPE_HOST || at - f.start >= f.bytes) {
         return 0;
     }
-    return static_cast<std::size_t>(start + size - at);
+    return static_cast<std::size_t>(f.start + f.bytes - at);
 }
 
 // A copy between device memory and a host range that starts inside a registration made
@@ -355,8 +356,9 @@ xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xf
             return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
         }
         const cudaError_t err = cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s);
-        const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
-                                 (from == Memory::device && to == Memory::pinned_host);
+        const bool host_device =
+            (to == Memory::device && from == Memory::pinned_host) ||
+            (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
         if (err == cudaErrorInvalidValue && host_device) {
             (void)cudaGetLastError(); // refused before anything was queued
             return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);

@@ -71,6 +71,8 @@ enum class Memory {
 };
 
 Memory classify(const void *ptr) noexcept; // cudaPointerGetAttributes
+// Host memory, page-locked or not (what a copy's host side may be).
+constexpr bool is_host_memory(Memory m) noexcept { return m == Memory::pageable || m == Memory::pinned_host; }
 const char *memory_name(Memory m) noexcept;
 
 // nullptr when a copy of `kind` may take `dst` and `src`; otherwise which side does not fit,
