@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // xfer_memcpy_async and xfer_memcpy_batch_async between host memory and device views.
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -132,5 +133,68 @@ TEST_P(GpuRawCopy, KindThatContradictsThePointersIsRefused) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, GpuRawCopy, ::testing::ValuesIn(kCudaBackends), param_name);
+
+// Backends whose device views are device memory (cudaMalloc).
+class GpuRawCopyToDeviceMemory : public GpuBackendTest {};
+
+// Batch entries that start in host memory the application page-locked (cudaHostRegister, as
+// another context's registration cache does for whole pages) and run past the registration's end: the driver
+// refuses such a copy in one piece, and a packing kernel must not reach past the registered
+// pages. Each goes in pieces, as xfer_memcpy_async copies it: small and large entries, both
+// directions, beside an ordinary entry; every byte compared, the bytes around untouched.
+TEST_P(GpuRawCopyToDeviceMemory, BatchEntriesRunningPastARegistrationMadeElsewhereCopyExactly) {
+    const std::uint64_t seed = fresh_seed();
+    SCOPED_TRACE(seed);
+    const std::size_t registered = 2u << 20, n = registered + (256u << 10);
+    auto *region = static_cast<unsigned char *>(std::aligned_alloc(4096, n));
+    ASSERT_NE(nullptr, region);
+    const auto data = random_bytes(n, seed);
+    std::memcpy(region, data.data(), n);
+    // Two registrations back to back: [0, 1 MiB) and [1 MiB, 2 MiB).
+    ASSERT_EQ(cudaSuccess, cudaHostRegister(region, registered / 2, cudaHostRegisterDefault));
+    ASSERT_EQ(cudaSuccess, cudaHostRegister(region + registered / 2, registered / 2, cudaHostRegisterDefault));
+    xfer_buffer dev = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dev));
+    auto *device = static_cast<unsigned char *>(xfer_device_ptr(dev));
+    std::vector<unsigned char> zeros(n, 0);
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device, zeros.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
+    // Packed size (8 KiB) from the first registration into the second, copy-engine size (64 KiB)
+    // from the second into unregistered memory; one entry after both.
+    const std::size_t offsets[] = {registered / 2 - 1000, registered - (32u << 10), registered + (64u << 10)};
+    const std::size_t sizes[] = {8u << 10, 64u << 10, 4u << 10};
+    void *to_device[3];
+    const void *from_host[3];
+    for (int i = 0; i < 3; ++i) {
+        to_device[i] = device + offsets[i];
+        from_host[i] = region + offsets[i];
+    }
+    ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, to_device, from_host, sizes, 3, XFER_COPY_HOST_TO_DEVICE, stream_));
+    std::vector<unsigned char> on_device(n, 0xff);
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, on_device.data(), device, n, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    std::vector<unsigned char> expected(n, 0);
+    for (int i = 0; i < 3; ++i) {
+        std::memcpy(expected.data() + offsets[i], data.data() + offsets[i], sizes[i]);
+    }
+    EXPECT_TRUE(on_device == expected) << "to the device";
+    // Back into the registered region, across its end again (those ranges cleared first).
+    void *to_host[3];
+    const void *from_device[3];
+    for (int i = 0; i < 3; ++i) {
+        std::memset(region + offsets[i], 0, sizes[i]);
+        to_host[i] = region + offsets[i];
+        from_device[i] = device + offsets[i];
+    }
+    ASSERT_XFER_OK(xfer_memcpy_batch_async(ctx_, to_host, from_device, sizes, 3, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(0, std::memcmp(region, data.data(), n)) << "to the host";
+    EXPECT_EQ(cudaSuccess, cudaHostUnregister(region));
+    EXPECT_EQ(cudaSuccess, cudaHostUnregister(region + registered / 2));
+    EXPECT_XFER_OK(xfer_free(dev));
+    std::free(region);
+}
+
+INSTANTIATE_TEST_SUITE_P(DeviceMemoryViews, GpuRawCopyToDeviceMemory, ::testing::Values("pageable", "pinned"),
+                         param_name);
 
 } // namespace

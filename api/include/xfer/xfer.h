@@ -432,10 +432,19 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     as one batch. CUDA backends pack the small copies between host and device memory (each at
     most the backend parameter batch_pack_max bytes): per group, one DMA through the context's
     staging slots plus one gather/scatter kernel (for page-locked host memory the kernel reads
-    or writes it directly, without staging); pageable host memory is gathered or scattered by
-    a host function in stream order (cudaLaunchHostFunc), so the call returns without waiting
-    either way. The other copies go to the copy engine: cudaMemcpyBatchAsync where the runtime
-    has it, else one cudaMemcpyAsync each.
+    or writes it directly, without staging). Pageable sources of copies to the device are
+    gathered during the call, as cudaMemcpyAsync reads pageable memory at call time, unless
+    earlier work on `s` may still write host memory (xfer's copies to the host, host functions
+    queued through xfer_stream_launch_host_func): then by a host function in stream order
+    (cudaLaunchHostFunc). Pageable destinations are written by a host function in stream order
+    (later copies from them on `s` wait for it). So a batch from pageable memory returns once
+    its sources are gathered (the host copies: batch_host_threads threads), not waiting for the
+    device; it waits at most 5 ms for a staging slot that earlier work still uses, then queues
+    that group the stream-ordered way instead. A copy that starts
+    in page-locked memory registered elsewhere (another context, cudaHostRegister) and runs
+    past the registration goes in pieces, as xfer_memcpy_async copies it. The other copies go
+    to the copy engine: cudaMemcpyBatchAsync where the runtime has it, else one
+    cudaMemcpyAsync each.
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL

@@ -12,8 +12,9 @@
 // cudaMemcpyBatchAsync), so 4096 copies of 4 KiB take ~7 ms where one 16 MiB copy takes 0.3 ms.
 // A packed group is one DMA plus one kernel (batch_kernels.cu) that gathers or scatters every
 // entry, one thread block each:
-//  - staged_to_device: a host function gathers the pageable sources into a page-locked slot in
-//    stream order, one DMA moves slot + descriptors, the kernel scatters to the destinations;
+//  - staged_to_device: the pageable sources are gathered into a page-locked slot (during the
+//    call, or by a host function in stream order: below), one DMA moves slot + descriptors,
+//    the kernel scatters to the destinations;
 //  - staged_to_host: the kernel gathers into the device slot, one DMA to the page-locked slot,
 //    then a host function scatters to the pageable destinations, in stream order;
 //  - mapped_to_device / mapped_to_host: the host side is page-locked and mapped (cudaHostAlloc,
@@ -25,21 +26,31 @@
 // staging slots, each page-locked host memory + device memory + an event, made at the first
 // packed batch and reused.
 //
-// Stream order without blocking the caller: nothing on the host touches user memory or a slot
-// at call time. Each group is queued as
+// Stream order. Each group is queued as
 //   wait(slot event) -> host function: write descriptors (+ gather sources) into the slot ->
 //   DMA slot to device -> kernel -> [DMA data back -> host function: scatter] -> record(slot event)
 // so the host work runs when the stream reaches it (after earlier work wrote the sources), and
 // a slot's next user (any stream) waits on the GPU for its previous group, not on the host.
-// The host functions only memcpy (no CUDA call); they run on CUDA's callback thread, which
-// starts up to batch_host_threads - 1 helper threads for a group of 1 MiB or more and joins
-// them. The host part of staged groups of all streams is serialised on that thread: a measured
-// trade-off against blocking the caller. Mapped routes need no host copy at all.
+// Except groups to the device when no earlier work on the stream may still write host memory
+// (xfer's copies to the host, xfer host functions: HostWriteTracker), the rule cudaMemcpyAsync
+// and xfer_memcpy_async follow for pageable sources: those are gathered during the call, into a
+// slot whose previous group is done (polled for; after kSlotWait the group goes the host-function
+// way, so a slot held by a stream that waits for the caller cannot block it), then DMA, kernel,
+// event. Measured on the H200 (docs/performance.md): a host function's gather ran after the
+// stream reached it and held the stream meanwhile, so gathers and DMAs took turns; gathered
+// during the call, group k+1's gather overlaps group k's DMA and no host function wakes up.
+// Gathers write with non-temporal stores (dma_staging_copy.hpp): the DMA that follows read
+// freshly memcpy'd slots at 25-30 GB/s, non-temporally written ones at 54.5.
+// The host copies (gather, scatter) are shared among the calling or callback thread and up to
+// batch_host_threads - 1 helper threads of the packer (256 KiB at least each). Mapped routes
+// need no host copy at all.
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <vector>
 
@@ -47,6 +58,10 @@
 
 #include "xfer_cuda/context.hpp"
 #include <xfer/xfer_backend.h>
+
+namespace boost::asio {
+class thread_pool;
+}
 
 namespace xfer::cuda {
 
@@ -125,9 +140,12 @@ class BatchPacker {
     // the copy engine takes every entry.
     PackConfig config() noexcept;
 
-    // Queues the packed groups of `plan` on `stream` (see above). Failures name the call.
+    // Queues the packed groups of `plan` on `stream` (see above). `host_writes`: the context's
+    // record of queued work that may still write host memory: when none is on `stream`, pageable
+    // sources of groups to the device are gathered during the call; scatters into pageable
+    // memory are entered in it until they have run. Failures name the call.
     xfer_status queue(const BatchPlan &plan, void *const *dsts, const void *const *srcs, const std::size_t *sizes,
-                      cudaStream_t stream);
+                      cudaStream_t stream, HostWriteTracker &host_writes);
 
     // Waits for the slots' last groups and frees them; at context_destroy.
     xfer_status close() noexcept;
@@ -138,9 +156,23 @@ class BatchPacker {
         unsigned char *device = nullptr; // cudaMalloc
         cudaEvent_t done = nullptr;      // recorded after the slot's last group
     };
+    // How long a group gathered during the call waits for its slot's previous group (a DMA of
+    // a full slot takes ~0.15-0.3 ms) before it is queued the stream-ordered way instead: the
+    // previous group may sit on a stream held by work that only the caller can release.
+    static constexpr std::chrono::milliseconds kSlotWait{5};
+
     bool allocate() noexcept; // under mutex_
     xfer_status queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
-                            const std::size_t *sizes, cudaStream_t stream);
+                            const std::size_t *sizes, cudaStream_t stream, bool gather_now,
+                            HostWriteTracker &host_writes);
+    // *free: the slot's last group is done (polled for at most kSlotWait).
+    static xfer_status wait_for_slot(const Slot &slot, bool *free) noexcept;
+    // The upload of the slot (descriptors, and gathered data to the device) and the kernel.
+    static xfer_status queue_upload_and_kernel(const Slot &slot, const Group &g, std::size_t desc,
+                                               cudaStream_t stream) noexcept;
+    // The same, then the slot's event.
+    static xfer_status queue_device_side(const Slot &slot, const Group &g, std::size_t desc,
+                                         cudaStream_t stream) noexcept;
 
     std::size_t max_entry_;
     std::size_t slot_bytes_;
@@ -151,6 +183,12 @@ class BatchPacker {
     bool mapped_host_ = false;
     std::array<Slot, kSlots> slots_{};
     std::size_t next_ = 0;
+    // batch_host_threads - 1 threads that take shares of a group's host copies, started at the
+    // first group with pageable memory (starting threads per group cost more than the copy they
+    // shared); none if the system refused them.
+    boost::asio::thread_pool *helpers() noexcept; // under mutex_
+    std::unique_ptr<boost::asio::thread_pool> helpers_;
+    bool helpers_refused_ = false;
 };
 
 // The batch parameters every CUDA backend declares after its own (with_common_params adds them).

@@ -155,14 +155,22 @@ bool pointer_facts(const void *ptr, PointerFacts *out) noexcept {
 // entries inside them without a driver query: one query per pointer (~0.3 us each) was most
 // of a 4096-entry batch's host time. Pageable memory has no extent to remember and is asked
 // about each time (a cached registration could have been made there meanwhile: never assumed).
+// Also tells an entry that starts in page-locked host memory made elsewhere (another context's
+// registration cache page-locks whole pages, or the application's cudaHostRegister) and runs
+// past its end: the driver refuses it in one piece, and a packing kernel would reach past the
+// registered pages; it goes apart, as xfer_memcpy_async would copy it.
 class BatchClassifier {
   public:
-    Memory operator()(const void *ptr) noexcept {
+    // The memory at `ptr`; *past_end: [ptr, ptr + bytes) starts in page-locked memory that is
+    // not one of xfer's buffers and runs past the registration (or allocation) holding it.
+    Memory operator()(const void *ptr, std::size_t bytes, bool *past_end) noexcept {
         const auto p = reinterpret_cast<std::uintptr_t>(ptr);
+        *past_end = false;
         for (std::size_t k = 0; k < used_; ++k) {
-            if (p - known_[k].start < known_[k].bytes) return known_[k].memory;
+            if (p - known_[k].start < known_[k].bytes) return answer(known_[k], p, bytes, past_end);
         }
-        if (Memory m = Memory::pageable; known_memory::find(ptr, &m)) return m; // xfer's own buffers
+        // xfer's own buffers: a copy past a buffer's end is the caller's error, refused by name.
+        if (Memory m = Memory::pageable; known_memory::find(ptr, &m)) return m;
         PointerFacts f;
         if (!pointer_facts(ptr, &f)) return classify(ptr);
         // Memory the driver does not know comes back as type 0: pageable, as classify() would
@@ -174,9 +182,10 @@ class BatchClassifier {
                                                           : classify(ptr);
         if (f.bytes == 0) return m; // no extent to remember (pageable memory)
         known_[next_] = Known{static_cast<std::uintptr_t>(f.start), f.bytes, m};
+        const Known &k = known_[next_];
         next_ = (next_ + 1) % known_.size();
         used_ = used_ < known_.size() ? used_ + 1 : used_;
-        return m;
+        return answer(k, p, bytes, past_end);
     }
 
   private:
@@ -185,26 +194,41 @@ class BatchClassifier {
         std::size_t bytes = 0;
         Memory memory = Memory::pageable;
     };
+    static Memory answer(const Known &k, std::uintptr_t p, std::size_t bytes, bool *past_end) noexcept {
+        *past_end = k.memory == Memory::pinned_host && bytes > k.bytes - (p - k.start);
+        return k.memory;
+    }
     std::array<Known, 8> known_{};
     std::size_t used_ = 0;
     std::size_t next_ = 0;
 };
 
+// With `apart`, the entries that run past a registration made elsewhere (BatchClassifier) are
+// listed there and left out of *any_pageable and the routes (their route: engine).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
-                           xfer_copy_kind kind, bool *any_pageable, const PackConfig *pack = nullptr,
-                           Route *routes = nullptr) {
+                           xfer_copy_kind kind, bool *any_pageable, std::vector<size_t> *apart,
+                           const PackConfig *pack = nullptr, Route *routes = nullptr) {
     *any_pageable = false;
     BatchClassifier classify_entry;
     for (size_t i = 0; i < count; ++i) {
-        const Memory dst = classify_entry(dsts[i]);
-        const Memory src = classify_entry(srcs[i]);
-        const bool engine = pack == nullptr || (routes[i] = route_for(dst, src, sizes[i], *pack)) == Route::engine;
+        bool dst_past_end = false;
+        bool src_past_end = false;
+        const Memory dst = classify_entry(dsts[i], sizes[i], &dst_past_end);
+        const Memory src = classify_entry(srcs[i], sizes[i], &src_past_end);
         if (const char *why = kind_mismatch(kind, dst, src)) {
             return fail(XFER_ERROR_BACKEND,
                         "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
                         "nothing was queued",
                         i, count, sizes[i], kind_name(kind), why, memory_name(dst), memory_name(src));
         }
+        if (apart != nullptr && (dst_past_end || src_past_end)) {
+            apart->push_back(i);
+            if (routes != nullptr) {
+                routes[i] = Route::engine;
+            }
+            continue;
+        }
+        const bool engine = pack == nullptr || (routes[i] = route_for(dst, src, sizes[i], *pack)) == Route::engine;
         *any_pageable = *any_pageable || (engine && (dst == Memory::pageable || src == Memory::pageable));
     }
     return XFER_SUCCESS;
@@ -307,63 +331,67 @@ xfer_status copy_across_registrations(const Context &c, void *dst, const void *s
     return XFER_SUCCESS;
 }
 
+// One copy, as xfer_memcpy_async queues it (also a batch's entries that straddle a registration
+// made elsewhere: copy_across_registrations).
+xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, cudaStream_t s) {
+    // A cached registration the copy straddles or whose pages changed goes first: the
+    // driver's view of the pointers (classify) must be the one the copy will get. Whether its
+    // pages changed is asked after the registration cache queued its DMA only for
+    // XFER_COPY_HOST_TO_DEVICE: that DMA only reads, so reading a stale range's old pages
+    // costs a second copy, never a byte of anyone's memory. A DMA that writes host memory
+    // (to the host, or a kind that does not say) must not start on pages that may now belong
+    // to another mapping (a file's page cache, a moved buffer): proven first.
+    const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
+    c.drop_stale_registrations(dst, bytes, prove_first);
+    c.drop_stale_registrations(src, bytes, prove_first);
+    // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
+    // own buffers) and the answer handed on.
+    Memory to = memory_of(dst);
+    Memory from = memory_of(src);
+    const auto check_kind = [&]() -> xfer_status {
+        const char *why = kind_mismatch(kind, to, from);
+        return why == nullptr
+                   ? XFER_SUCCESS
+                   : fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
+                          bytes, kind_name(kind), why, memory_name(to), memory_name(from));
+    };
+    if (auto st = check_kind()) {
+        return st;
+    }
+    bool taken = false;
+    if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
+        st != XFER_SUCCESS || taken) {
+        return st; // the pinned backend's registration cache queued it as DMA
+    }
+    if (!prove_first) {
+        const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
+        const bool src_range_went = c.drop_stale_registrations(src, bytes);
+        if (dst_range_went || src_range_went) {
+            to = memory_of(dst); // the driver's answer changed
+            from = memory_of(src);
+            if (auto st = check_kind()) {
+                return st;
+            }
+        }
+    }
+    if (to == Memory::pageable || from == Memory::pageable) {
+        return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
+    }
+    const cudaError_t err = cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s);
+    const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
+                             (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
+    if (err == cudaErrorInvalidValue && host_device) {
+        (void)cudaGetLastError(); // refused before anything was queued
+        return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
+    }
+    return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
+}
+
 } // namespace
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_async", ctx, [&](const Context &c) {
-        const auto s = static_cast<cudaStream_t>(stream);
-        // A cached registration the copy straddles or whose pages changed goes first: the
-        // driver's view of the pointers (classify) must be the one the copy will get. Whether its
-        // pages changed is asked after the registration cache queued its DMA only for
-        // XFER_COPY_HOST_TO_DEVICE: that DMA only reads, so reading a stale range's old pages
-        // costs a second copy, never a byte of anyone's memory. A DMA that writes host memory
-        // (to the host, or a kind that does not say) must not start on pages that may now belong
-        // to another mapping (a file's page cache, a moved buffer): proven first.
-        const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
-        c.drop_stale_registrations(dst, bytes, prove_first);
-        c.drop_stale_registrations(src, bytes, prove_first);
-        // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
-        // own buffers) and the answer handed on.
-        Memory to = memory_of(dst);
-        Memory from = memory_of(src);
-        const auto check_kind = [&]() -> xfer_status {
-            const char *why = kind_mismatch(kind, to, from);
-            return why == nullptr
-                       ? XFER_SUCCESS
-                       : fail(XFER_ERROR_BACKEND, "cudaMemcpyAsync(%zu bytes, %s): %s (%s <- %s); nothing was queued",
-                              bytes, kind_name(kind), why, memory_name(to), memory_name(from));
-        };
-        if (auto st = check_kind()) {
-            return st;
-        }
-        bool taken = false;
-        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
-            st != XFER_SUCCESS || taken) {
-            return st; // the pinned backend's registration cache queued it as DMA
-        }
-        if (!prove_first) {
-            const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
-            const bool src_range_went = c.drop_stale_registrations(src, bytes);
-            if (dst_range_went || src_range_went) {
-                to = memory_of(dst); // the driver's answer changed
-                from = memory_of(src);
-                if (auto st = check_kind()) {
-                    return st;
-                }
-            }
-        }
-        if (to == Memory::pageable || from == Memory::pageable) {
-            return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
-        }
-        const cudaError_t err = cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s);
-        const bool host_device =
-            (to == Memory::device && from == Memory::pinned_host) ||
-            (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
-        if (err == cudaErrorInvalidValue && host_device) {
-            (void)cudaGetLastError(); // refused before anything was queued
-            return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
-        }
-        return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
+        return copy_one(c, dst, src, bytes, kind, static_cast<cudaStream_t>(stream));
     });
 }
 
@@ -402,42 +430,55 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
                                xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
-        bool pageable = false;
         for (size_t i = 0; i < count; ++i) {
             c.drop_stale_registrations(dsts[i], sizes[i]);
             c.drop_stale_registrations(srcs[i], sizes[i]);
         }
+        // Small copies between host and device memory are packed (batch.hpp); the rest go to
+        // the copy engine. Every entry is checked before anything is queued.
         const PackConfig pack = c.packer ? c.packer->config() : PackConfig{};
-        if (pack.max_entry == 0) {
-            if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable)) {
-                return st;
-            }
-            return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
-        }
-        // Small copies between host and device memory are packed (batch.hpp); the rest
-        // go to the copy engine as before. Both parts are checked before either is queued.
-        std::vector<Route> routes(count);
-        if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &pack, routes.data())) {
+        const bool packing = pack.max_entry != 0;
+        bool pageable = false;
+        std::vector<size_t> apart;
+        std::vector<Route> routes(packing ? count : 0);
+        if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &apart, packing ? &pack : nullptr,
+                                     packing ? routes.data() : nullptr)) {
             return st;
         }
-        const BatchPlan plan = plan_batch(routes.data(), sizes, count, pack);
-        if (plan.engine.size() == count) {
+        // Entries past a registration made elsewhere: each in pieces, as xfer_memcpy_async copies it.
+        std::vector<bool> is_apart(count, false);
+        for (size_t i : apart) {
+            is_apart[i] = true;
+            if (auto st = copy_one(c, dsts[i], srcs[i], sizes[i], kind, s)) {
+                return st;
+            }
+        }
+        const BatchPlan plan = packing ? plan_batch(routes.data(), sizes, count, pack) : BatchPlan{};
+        if (apart.empty() && (!packing || plan.engine.size() == count)) {
             return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
         }
-        if (!plan.engine.empty()) {
-            std::vector<void *> d;
-            std::vector<const void *> f;
-            std::vector<size_t> z;
-            for (size_t i : plan.engine) {
+        std::vector<void *> d;
+        std::vector<const void *> f;
+        std::vector<size_t> z;
+        const auto add = [&](size_t i) {
+            if (!is_apart[i]) {
                 d.push_back(dsts[i]);
                 f.push_back(srcs[i]);
                 z.push_back(sizes[i]);
             }
+        };
+        if (packing) {
+            for (size_t i : plan.engine) add(i);
+        } else {
+            for (size_t i = 0; i < count; ++i) add(i);
+        }
+        if (!d.empty()) {
             if (auto st = batch_on_engine(c, d.data(), f.data(), z.data(), d.size(), kind, pageable, s)) {
                 return st;
             }
         }
-        return c.packer->queue(plan, dsts, srcs, sizes, s);
+        return packing && !plan.groups.empty() ? c.packer->queue(plan, dsts, srcs, sizes, s, c.host_writes)
+                                               : XFER_SUCCESS;
     });
 }
 

@@ -1,32 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <vector>
 
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
 #include "batch.hpp"
+#include "dma_staging_copy.hpp"
 #include "xfer_cuda/context.hpp"
 #include <xfer_plugin/params.hpp>
 
 namespace xfer::cuda {
 
 namespace {
-// A thread is started for at least this much of a group: below it, starting the thread costs
-// more than the copy it takes over (~20 us vs ~10 GB/s per thread).
-constexpr std::size_t kMinThreadBytes = std::size_t{1} << 20;
+// A helper takes at least this much of a group: below it, waking it and waiting for it cost
+// more than the copy it takes over (~10-20 us vs ~5-10 GB/s per thread).
+constexpr std::size_t kMinThreadBytes = std::size_t{256} << 10;
 
 // Help texts that name constants of the packer are built from them.
-static_assert(kMinThreadBytes % (std::size_t{1} << 20) == 0, "batch_host_threads' help names it in MiB");
+static_assert(kMinThreadBytes % 1024 == 0, "batch_host_threads' help names it in KiB");
 constexpr auto kStagingHelp =
     plugin::join("bytes of each of the ", plugin::decimal<BatchPacker::kSlots>().text,
                  " staging slots of packed batches (page-locked host memory and device memory each, made at the "
                  "context's first packed batch); a larger batch is packed in several groups");
 constexpr auto kHostThreadsHelp =
-    plugin::join("threads that gather or scatter the pageable host side of one packed group (CUDA's callback thread "
-                 "plus threads started for the group when it holds at least ",
-                 plugin::decimal<(kMinThreadBytes >> 20)>().text, " MiB); 1: the callback thread alone");
+    plugin::join("threads that gather or scatter the pageable host side of one packed group (the calling thread, or "
+                 "CUDA's callback thread where stream order needs it, plus helper threads started at the first such "
+                 "group, each taking a share of at least ",
+                 plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB); 1: the callback thread alone");
 } // namespace
 
 constexpr xfer_backend_param kBatchParams[] = {
@@ -35,7 +43,7 @@ constexpr xfer_backend_param kBatchParams[] = {
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
      "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
     {"batch_staging", "size", "8388608", kStagingHelp.text},
-    {"batch_host_threads", "int", "4", kHostThreadsHelp.text},
+    {"batch_host_threads", "int", "8", kHostThreadsHelp.text},
 };
 const std::size_t kBatchParamCount = sizeof kBatchParams / sizeof kBatchParams[0];
 static_assert(plugin::declared_defaults_are_decimal(kBatchParams), "param_u64 parses declared defaults as decimals");
@@ -81,42 +89,72 @@ struct HostWork {
     std::vector<HostPiece> pieces; // staged routes only
     std::size_t data_bytes = 0;
     std::size_t threads = 1;
-    bool scatter_after = false; // staged_to_host: a second host function finishes
+    boost::asio::thread_pool *helpers = nullptr; // the packer's, or none (threads 1, or not started)
+    bool scatter_after = false;                  // staged_to_host: a second host function finishes
+    // staged_to_host: told when the scatter has written the user's memory (it counts as queued
+    // work that writes host memory until then).
+    HostWriteTracker *host_writes = nullptr;
+    cudaStream_t stream = nullptr;
+};
+
+// Counts the helpers' shares of one group down; the host function waits for zero.
+class Countdown {
+  public:
+    explicit Countdown(std::size_t n) : left_(n) {}
+    void done() noexcept {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (--left_ == 0) {
+            zero_.notify_all();
+        }
+    }
+    void wait() noexcept {
+        std::unique_lock<std::mutex> lock(mutex_);
+        zero_.wait(lock, [this] { return left_ == 0; });
+    }
+
+  private:
+    std::mutex mutex_;
+    std::condition_variable zero_;
+    std::size_t left_;
 };
 
 // Copies every piece into the slot (gather) or out of it, on this thread and up to
-// w.threads - 1 threads started for it. Never throws: a thread that cannot be started leaves
-// its share to this one.
+// w.threads - 1 of the packer's helper threads. Never throws: a share that cannot be handed to
+// a helper is copied by this thread.
 void copy_pieces(const HostWork &w, bool gather) noexcept {
-    auto run = [&w, gather](std::size_t begin, std::size_t end) {
+    auto run = [&w, gather](std::size_t begin, std::size_t end) noexcept {
         for (std::size_t k = begin; k < end; ++k) {
             const HostPiece &p = w.pieces[k];
             if (gather) {
-                std::memcpy(w.slot + p.slot_offset, p.user, p.bytes);
+                dma_staging_copy(w.slot + p.slot_offset, p.user, p.bytes); // the DMA reads it next
             } else {
                 std::memcpy(p.user, w.slot + p.slot_offset, p.bytes);
             }
         }
+        if (gather) {
+            dma_staging_fence(); // before the host function returns and the stream's DMA starts
+        }
     };
     const std::size_t n = w.pieces.size();
-    std::size_t parts = std::min(w.threads, w.data_bytes / kMinThreadBytes);
+    std::size_t parts = w.helpers == nullptr ? 1 : std::min(w.threads, w.data_bytes / kMinThreadBytes);
     parts = std::max<std::size_t>(1, std::min(parts, n));
-    std::vector<std::thread> helpers;
+    Countdown handed(parts - 1);
     std::size_t begin = 0;
-    try {
-        helpers.reserve(parts - 1);
-        for (std::size_t t = 1; t < parts; ++t) {
-            const std::size_t end = n * t / parts;
-            helpers.emplace_back(run, begin, end);
-            begin = end;
+    for (std::size_t t = 1; t < parts; ++t) {
+        const std::size_t end = n * t / parts;
+        try {
+            boost::asio::post(*w.helpers, [&run, &handed, begin, end] {
+                run(begin, end);
+                handed.done();
+            });
+        } catch (...) {
+            run(begin, end); // not handed over: copied here
+            handed.done();
         }
-    } catch (...) {
-        // Not started: this thread copies from `begin` on.
+        begin = end;
     }
     run(begin, n);
-    for (std::thread &h : helpers) {
-        h.join();
-    }
+    handed.wait();
 }
 
 // Host function before the DMA: descriptors in, sources gathered (staged_to_device).
@@ -133,7 +171,40 @@ void CUDART_CB prepare(void *user) {
 void CUDART_CB scatter(void *user) {
     auto *w = static_cast<HostWork *>(user);
     copy_pieces(*w, false);
+    w->host_writes->end(w->stream);
     delete w;
+}
+
+// The second half of a staged_to_host group whose kernel is queued: the DMA back into the
+// page-locked slot, the scatter host function (which owns `work` from then on and deletes it),
+// the slot's event. `prepare_queued`: a prepare host function holding `work` is queued too, so
+// on a failure `work` is left to it rather than deleted under it.
+xfer_status queue_scatter(unsigned char *slot_host, unsigned char *slot_device, cudaEvent_t slot_done, const Group &g,
+                          std::size_t desc, std::unique_ptr<HostWork> work, bool prepare_queued, cudaStream_t stream,
+                          HostWriteTracker &host_writes) {
+    auto keep_if_queued = [&] {
+        if (prepare_queued) {
+            (void)work.release();
+        }
+    };
+    if (auto st =
+            check(cudaMemcpyAsync(slot_host + desc, slot_device + desc, g.data_bytes, cudaMemcpyDeviceToHost, stream),
+                  "cudaMemcpyAsync(packed batch: %zu bytes to the host, %zu entries)", g.data_bytes, g.count)) {
+        keep_if_queued();
+        return st;
+    }
+    // Until the scatter has run, direct copies from pageable memory on this stream wait first
+    // (copy_pageable), and later batches gather in stream order (BatchPacker::queue).
+    work->host_writes = &host_writes;
+    work->stream = stream;
+    host_writes.begin(stream);
+    if (auto st = check(cudaLaunchHostFunc(stream, scatter, work.get()), "cudaLaunchHostFunc(packed batch scatter)")) {
+        host_writes.end(stream);
+        keep_if_queued();
+        return st;
+    }
+    work.release(); // the scatter deletes it
+    return check(cudaEventRecord(slot_done, stream), "cudaEventRecord(packed batch slot)");
 }
 
 std::uint64_t address(const void *p) { return reinterpret_cast<std::uint64_t>(p); }
@@ -164,6 +235,17 @@ bool BatchPacker::allocate() noexcept {
     return true;
 }
 
+boost::asio::thread_pool *BatchPacker::helpers() noexcept {
+    if (!helpers_ && !helpers_refused_ && host_threads_ > 1) {
+        try {
+            helpers_ = std::make_unique<boost::asio::thread_pool>(host_threads_ - 1);
+        } catch (...) {
+            helpers_refused_ = true; // no helpers: the calling or callback thread copies alone
+        }
+    }
+    return helpers_.get();
+}
+
 PackConfig BatchPacker::config() noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!set_up_) {
@@ -178,10 +260,11 @@ PackConfig BatchPacker::config() noexcept {
 }
 
 xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const void *const *srcs,
-                               const std::size_t *sizes, cudaStream_t stream) {
+                               const std::size_t *sizes, cudaStream_t stream, HostWriteTracker &host_writes) {
     std::lock_guard<std::mutex> lock(mutex_);
+    const bool gather_now = !host_writes.pending(stream);
     for (const Group &g : plan.groups) {
-        if (auto st = queue_group(g, plan, dsts, srcs, sizes, stream)) {
+        if (auto st = queue_group(g, plan, dsts, srcs, sizes, stream, gather_now, host_writes)) {
             return st;
         }
     }
@@ -189,7 +272,8 @@ xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const v
 }
 
 xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
-                                     const std::size_t *sizes, cudaStream_t stream) {
+                                     const std::size_t *sizes, cudaStream_t stream, bool gather_now,
+                                     HostWriteTracker &host_writes) {
     Slot &slot = slots_[next_];
     next_ = (next_ + 1) % kSlots;
     const std::size_t desc = descriptor_bytes(g.count);
@@ -201,6 +285,7 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
     work->scatter_after = g.route == Route::staged_to_host;
     work->data_bytes = g.data_bytes;
     work->threads = host_threads_;
+    work->helpers = staged ? helpers() : nullptr;
     work->descriptors.reserve(g.count);
     if (staged) {
         work->pieces.reserve(g.count);
@@ -220,6 +305,28 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
             work->pieces.push_back(HostPiece{static_cast<unsigned char *>(dsts[i]), desc + p.offset, sizes[i]});
         }
     }
+    // A group needs a host function only for what must happen in stream order: the gather of
+    // pageable sources while earlier work on the stream may still write them, the scatter into
+    // pageable destinations, and anything at all while its slot is still in use (header).
+    bool free = false;
+    if (g.route != Route::staged_to_device || gather_now) {
+        if (auto st = wait_for_slot(slot, &free)) {
+            return st;
+        }
+    }
+    if (free) {
+        std::memcpy(slot.host, work->descriptors.data(), work->descriptors.size() * sizeof(PackedEntry));
+        if (g.route == Route::staged_to_device) {
+            copy_pieces(*work, true);
+        }
+        if (g.route != Route::staged_to_host) {
+            return queue_device_side(slot, g, desc, stream);
+        }
+        if (auto st = queue_upload_and_kernel(slot, g, desc, stream)) {
+            return st;
+        }
+        return queue_scatter(slot.host, slot.device, slot.done, g, desc, std::move(work), false, stream, host_writes);
+    }
     // The slot's previous group (on any stream) must be done with it: waited for on the GPU.
     if (auto st = check(cudaStreamWaitEvent(stream, slot.done, 0), "cudaStreamWaitEvent(packed batch slot)")) {
         return st;
@@ -232,25 +339,52 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
     // From here the host functions own `work` (a failure below leaks it rather than risk a
     // host function running on freed memory).
     work.release();
+    if (g.route != Route::staged_to_host) {
+        return queue_device_side(slot, g, desc, stream);
+    }
+    if (auto st = queue_upload_and_kernel(slot, g, desc, stream)) {
+        return st;
+    }
+    return queue_scatter(slot.host, slot.device, slot.done, g, desc, std::unique_ptr<HostWork>(raw), true, stream,
+                         host_writes);
+}
+
+xfer_status BatchPacker::queue_upload_and_kernel(const Slot &slot, const Group &g, std::size_t desc,
+                                                 cudaStream_t stream) noexcept {
     const std::size_t up = desc + (g.route == Route::staged_to_device ? g.data_bytes : 0);
     if (auto st = check(cudaMemcpyAsync(slot.device, slot.host, up, cudaMemcpyHostToDevice, stream),
                         "cudaMemcpyAsync(packed batch: %zu bytes to the device, %zu entries)", up, g.count)) {
         return st;
     }
-    if (auto st = launch_copy_entries(reinterpret_cast<const PackedEntry *>(slot.device), g.count, stream)) {
+    return launch_copy_entries(reinterpret_cast<const PackedEntry *>(slot.device), g.count, stream);
+}
+
+xfer_status BatchPacker::queue_device_side(const Slot &slot, const Group &g, std::size_t desc,
+                                           cudaStream_t stream) noexcept {
+    if (auto st = queue_upload_and_kernel(slot, g, desc, stream)) {
         return st;
     }
-    if (g.route == Route::staged_to_host) {
-        if (auto st = check(
-                cudaMemcpyAsync(slot.host + desc, slot.device + desc, g.data_bytes, cudaMemcpyDeviceToHost, stream),
-                "cudaMemcpyAsync(packed batch: %zu bytes to the host, %zu entries)", g.data_bytes, g.count)) {
-            return st;
-        }
-        if (auto st = check(cudaLaunchHostFunc(stream, scatter, raw), "cudaLaunchHostFunc(packed batch scatter)")) {
-            return st;
-        }
-    }
     return check(cudaEventRecord(slot.done, stream), "cudaEventRecord(packed batch slot)");
+}
+
+xfer_status BatchPacker::wait_for_slot(const Slot &slot, bool *free) noexcept {
+    const auto until = std::chrono::steady_clock::now() + kSlotWait;
+    for (;;) {
+        const cudaError_t err = cudaEventQuery(slot.done);
+        if (err == cudaSuccess) {
+            *free = true;
+            return XFER_SUCCESS;
+        }
+        if (err != cudaErrorNotReady) {
+            return check(err, "cudaEventQuery(packed batch slot)");
+        }
+        (void)cudaGetLastError(); // cudaErrorNotReady is not an error to keep
+        if (std::chrono::steady_clock::now() >= until) {
+            *free = false;
+            return XFER_SUCCESS;
+        }
+        std::this_thread::yield();
+    }
 }
 
 xfer_status BatchPacker::close() noexcept {
@@ -264,6 +398,10 @@ xfer_status BatchPacker::close() noexcept {
             st = last_failure(st, check(cudaFreeHost(s.host), "cudaFreeHost(packed batch slot)"));
         }
         s = Slot{};
+    }
+    if (helpers_) {
+        helpers_->join(); // idle: every group's host functions ran before its slot's event
+        helpers_.reset();
     }
     return st;
 }
