@@ -43,7 +43,8 @@
 // freshly memcpy'd slots at 25-30 GB/s, non-temporally written ones at 54.5.
 // The host copies (gather, scatter) are shared among the calling or callback thread and up to
 // batch_host_threads - 1 helper threads of the packer (256 KiB at least each). Mapped routes
-// need no host copy at all.
+// need no host copy at all. The packer's lock is held while a call gathers: batches of one
+// context from several threads are gathered one after another (contexts do not share a packer).
 #pragma once
 
 #include <array>

@@ -34,7 +34,7 @@ constexpr auto kHostThreadsHelp =
     plugin::join("threads that gather or scatter the pageable host side of one packed group (the calling thread, or "
                  "CUDA's callback thread where stream order needs it, plus helper threads started at the first such "
                  "group, each taking a share of at least ",
-                 plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB); 1: the callback thread alone");
+                 plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB); 1: that thread alone");
 } // namespace
 
 constexpr xfer_backend_param kBatchParams[] = {
