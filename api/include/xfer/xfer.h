@@ -437,10 +437,12 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     earlier work on `s` may still write host memory (xfer's copies to the host, host functions
     queued through xfer_stream_launch_host_func): then by a host function in stream order
     (cudaLaunchHostFunc). Pageable destinations are written by a host function in stream order
-    (later copies from them on `s` wait for it). So a batch from pageable memory returns once
-    its sources are gathered (the host copies: batch_host_threads threads), not waiting for the
-    device; it waits at most 5 ms for a staging slot that earlier work still uses, then queues
-    that group the stream-ordered way instead. A copy that starts
+    (later copies from them on `s` wait for it). So a batch from pageable memory takes the time
+    of gathering its sources (batch_host_threads threads), not waiting for the device; it waits
+    at most 5 ms for a staging slot that earlier work still uses, then queues that group the
+    stream-ordered way instead. The general rule holds all the same: sources stay unmodified
+    until the batch is done. Batches of one context from several threads are gathered one
+    after another. A copy that starts
     in page-locked memory registered elsewhere (another context, cudaHostRegister) and runs
     past the registration goes in pieces, as xfer_memcpy_async copies it. The other copies go
     to the copy engine: cudaMemcpyBatchAsync where the runtime has it, else one

@@ -40,7 +40,7 @@
 // stream reached it and held the stream meanwhile, so gathers and DMAs took turns; gathered
 // during the call, group k+1's gather overlaps group k's DMA and no host function wakes up.
 // Gathers write with non-temporal stores (dma_staging_copy.hpp): the DMA that follows read
-// freshly memcpy'd slots at 25-30 GB/s, non-temporally written ones at 54.5.
+// freshly memcpy'd slots at 23-47 GB/s, non-temporally written ones at 53-55.
 // The host copies (gather, scatter) are shared among the calling or callback thread and up to
 // batch_host_threads - 1 helper threads of the packer (256 KiB at least each). Mapped routes
 // need no host copy at all. The packer's lock is held while a call gathers: batches of one

@@ -4,7 +4,7 @@
 //
 // Why not memcpy: memcpy's ordinary stores leave the staged bytes dirty in the writing cores'
 // own caches, and a DMA reading such lines is slow: on the H200 machine the 8 MiB DMA after a
-// memcpy'd gather ran at 25-30 GB/s, after a non-temporal one at 54.5 (CUPTI timeline,
+// memcpy'd gather ran at 23-47 GB/s, after a non-temporal one at 53-55 (CUPTI timeline,
 // docs/performance.md). Non-temporal (streaming) stores write whole lines to memory without
 // reading them first; 15 threads copied 72 GB/s that way against 57 with memcpy.
 // Not for a DMA that runs while the host is still copying: the pageable staging pipeline's
