@@ -3,7 +3,6 @@
 // a per-thread cache of the last few extents found in it.
 #include "known_memory.hpp"
 
-#include <array>
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -11,14 +10,10 @@
 #include <new>
 #include <shared_mutex>
 
+#include "recent_extents.hpp"
+
 namespace xfer::cuda::known_memory {
 namespace {
-
-struct Extent {
-    std::uintptr_t start = 0;
-    std::size_t bytes = 0;
-    Memory memory = Memory::pageable;
-};
 
 struct Registry {
     std::shared_mutex mutex;
@@ -37,13 +32,9 @@ Registry &registry() {
 // few buffers call after call. Trivially destructible, so it costs nothing at thread exit.
 struct ThreadCache {
     std::uint64_t generation = 0;
-    std::array<Extent, 8> entries{};
-    std::size_t used = 0;
-    std::size_t next = 0;
+    RecentExtents<8> extents;
 };
 thread_local ThreadCache t_cache;
-
-bool contains(const Extent &e, std::uintptr_t p) noexcept { return p - e.start < e.bytes; }
 
 } // namespace
 
@@ -77,7 +68,7 @@ void forget_overlapping(const void *start, std::size_t bytes) noexcept {
     std::unique_lock<std::shared_mutex> lock(r.mutex);
     bool erased = false;
     auto it = r.by_start.upper_bound(lo);
-    if (it != r.by_start.begin() && contains(std::prev(it)->second, lo)) {
+    if (it != r.by_start.begin() && std::prev(it)->second.contains(lo)) {
         --it;
     }
     while (it != r.by_start.end() && it->first < hi) {
@@ -97,29 +88,23 @@ bool find(const void *ptr, Memory *m) noexcept {
     // so what is cached below under this generation is dropped at the next lookup.
     const std::uint64_t generation = r.generation.load(std::memory_order_acquire);
     if (cache.generation != generation) {
-        cache.used = 0;
-        cache.next = 0;
+        cache.extents.clear();
         cache.generation = generation;
     }
-    for (std::size_t k = 0; k < cache.used; ++k) {
-        if (contains(cache.entries[k], p)) {
-            *m = cache.entries[k].memory;
-            return true;
-        }
+    if (const Extent *e = cache.extents.find(p)) {
+        *m = e->memory;
+        return true;
     }
     Extent found;
     {
         std::shared_lock<std::shared_mutex> lock(r.mutex);
         auto it = r.by_start.upper_bound(p);
-        if (it == r.by_start.begin() || !contains(std::prev(it)->second, p)) {
+        if (it == r.by_start.begin() || !std::prev(it)->second.contains(p)) {
             return false;
         }
         found = std::prev(it)->second;
     }
-    cache.entries[cache.next] = found;
-    cache.next = (cache.next + 1) % cache.entries.size();
-    cache.used = cache.used < cache.entries.size() ? cache.used + 1 : cache.used;
-    *m = found.memory;
+    *m = cache.extents.add(found).memory;
     return true;
 }
 

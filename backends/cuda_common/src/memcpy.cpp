@@ -2,7 +2,6 @@
 // Raw copies: what memory each pointer is, whether the copy kind fits, and how each pair of
 // memories moves (the copy engine, the backend's hooks for pageable memory, packed batches).
 #include <algorithm>
-#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -12,6 +11,7 @@
 #include "entries.hpp"
 #include "host_range.hpp"
 #include "known_memory.hpp"
+#include "recent_extents.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
 
@@ -166,9 +166,7 @@ class BatchClassifier {
     Memory operator()(const void *ptr, std::size_t bytes, bool *past_end) noexcept {
         const auto p = reinterpret_cast<std::uintptr_t>(ptr);
         *past_end = false;
-        for (std::size_t k = 0; k < used_; ++k) {
-            if (p - known_[k].start < known_[k].bytes) return answer(known_[k], p, bytes, past_end);
-        }
+        if (const Extent *e = seen_.find(p)) return answer(*e, p, bytes, past_end);
         // xfer's own buffers: a copy past a buffer's end is the caller's error, refused by name.
         if (Memory m = Memory::pageable; known_memory::find(ptr, &m)) return m;
         PointerFacts f;
@@ -181,30 +179,19 @@ class BatchClassifier {
                          : f.type == 0                    ? Memory::pageable
                                                           : classify(ptr);
         if (f.bytes == 0) return m; // no extent to remember (pageable memory)
-        known_[next_] = Known{static_cast<std::uintptr_t>(f.start), f.bytes, m};
-        const Known &k = known_[next_];
-        next_ = (next_ + 1) % known_.size();
-        used_ = used_ < known_.size() ? used_ + 1 : used_;
-        return answer(k, p, bytes, past_end);
+        return answer(seen_.add(Extent{static_cast<std::uintptr_t>(f.start), f.bytes, m}), p, bytes, past_end);
     }
 
   private:
-    struct Known {
-        std::uintptr_t start = 0;
-        std::size_t bytes = 0;
-        Memory memory = Memory::pageable;
-    };
-    static Memory answer(const Known &k, std::uintptr_t p, std::size_t bytes, bool *past_end) noexcept {
-        *past_end = k.memory == Memory::pinned_host && bytes > k.bytes - (p - k.start);
-        return k.memory;
+    static Memory answer(const Extent &e, std::uintptr_t p, std::size_t bytes, bool *past_end) noexcept {
+        *past_end = e.memory == Memory::pinned_host && bytes > e.bytes - (p - e.start);
+        return e.memory;
     }
-    std::array<Known, 8> known_{};
-    std::size_t used_ = 0;
-    std::size_t next_ = 0;
+    RecentExtents<8> seen_;
 };
 
-// With `apart`, the entries that run past a registration made elsewhere (BatchClassifier) are
-// listed there and left out of *any_pageable and the routes (their route: engine).
+// The entries that run past a registration made elsewhere (BatchClassifier) are listed in
+// *apart, in batch order, and left out of *any_pageable and the routes (their route: engine).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                            xfer_copy_kind kind, bool *any_pageable, std::vector<size_t> *apart,
                            const PackConfig *pack = nullptr, Route *routes = nullptr) {
@@ -221,7 +208,7 @@ xfer_status check_pointers(void *const *dsts, const void *const *srcs, const siz
                         "nothing was queued",
                         i, count, sizes[i], kind_name(kind), why, memory_name(dst), memory_name(src));
         }
-        if (apart != nullptr && (dst_past_end || src_past_end)) {
+        if (dst_past_end || src_past_end) {
             apart->push_back(i);
             if (routes != nullptr) {
                 routes[i] = Route::engine;
@@ -446,9 +433,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
             return st;
         }
         // Entries past a registration made elsewhere: each in pieces, as xfer_memcpy_async copies it.
-        std::vector<bool> is_apart(count, false);
         for (size_t i : apart) {
-            is_apart[i] = true;
             if (auto st = copy_one(c, dsts[i], srcs[i], sizes[i], kind, s)) {
                 return st;
             }
@@ -461,7 +446,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
         std::vector<const void *> f;
         std::vector<size_t> z;
         const auto add = [&](size_t i) {
-            if (!is_apart[i]) {
+            if (!std::binary_search(apart.begin(), apart.end(), i)) { // (in batch order, so sorted)
                 d.push_back(dsts[i]);
                 f.push_back(srcs[i]);
                 z.push_back(sizes[i]);
