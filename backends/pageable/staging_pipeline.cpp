@@ -390,6 +390,9 @@ void StagingPipeline::host_side_done_locked(const std::shared_ptr<Job> &job) noe
     if (job->way == Way::to_host && config_.host_writes_done) {
         config_.host_writes_done(job->stream);
     }
+    if (job->aborted.load()) {
+        open_waits_locked(*job);
+    }
     // To the device, a copy's slots are free once its last DMA is done: reap_locked sees that.
     if (job->way == Way::to_host || job->aborted.load()) {
         release_locked(*job);
@@ -397,6 +400,15 @@ void StagingPipeline::host_side_done_locked(const std::shared_ptr<Job> &job) noe
         jobs_.remove(job);
     }
     finished_.notify_all();
+}
+
+// A given-up copy's waits all open, so the stream (if it still runs) is never held by it: only
+// once no worker copies a piece of it any more (abort_locked, host_side_done_locked), so that
+// no DMA the stream runs then reads or writes a slot a worker is still copying.
+void StagingPipeline::open_waits_locked(const Job &j) noexcept {
+    for (std::size_t s = 0; s < j.slots.size(); ++s) {
+        store_release(j.slots[s].host.host, j.last_use(s) + 1);
+    }
 }
 
 bool StagingPipeline::reap_locked() noexcept {
@@ -437,12 +449,9 @@ void StagingPipeline::abort_locked(const std::shared_ptr<Job> &job, xfer_status 
         // No memory to keep the message: the status still reaches a waiting caller.
     }
     ++counters_.given_up;
-    // Every wait of the copy opens, so the stream (if it still runs) is never held by it.
-    for (std::size_t s = 0; s < j.slots.size(); ++s) {
-        store_release(j.slots[s].host.host, j.last_use(s) + 1);
-    }
     if (j.host_done) {
         // To the device, waiting for its DMAs: nothing of the host's is left to do.
+        open_waits_locked(j);
         release_locked(j);
         j.finished = true;
         jobs_.remove(job);

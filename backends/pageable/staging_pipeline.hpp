@@ -172,6 +172,7 @@ class StagingPipeline {
     void run(const Claim &c) noexcept;
     void chunk_done(Job &job) noexcept;
     void host_side_done_locked(const std::shared_ptr<Job> &job) noexcept;
+    void open_waits_locked(const Job &j) noexcept;
     bool reap_locked() noexcept;
     // Gives the copy up: its waits opened, its unclaimed pieces counted done, its slots lost;
     // the failure kept for take_stream_error when `report_on_stream`.
