@@ -42,7 +42,9 @@
 // Gathers write with non-temporal stores (dma_staging_copy.hpp): the DMA that follows read
 // freshly memcpy'd slots at 23-47 GB/s, non-temporally written ones at 53-55.
 // The host copies (gather, scatter) are shared among the calling or callback thread and up to
-// batch_host_threads - 1 helper threads of the packer (256 KiB at least each). Mapped routes
+// batch_host_threads - 1 helper threads of the packer (256 KiB at least each), in 128 KiB blocks
+// that whichever thread is free takes next (host_copy_team.hpp); for gathers during the call the
+// helpers are woken before the plan is made and serve every group of the batch. Mapped routes
 // need no host copy at all. The packer's lock is held while a call gathers: batches of one
 // context from several threads are gathered one after another (contexts do not share a packer).
 #pragma once
@@ -65,6 +67,8 @@ class thread_pool;
 }
 
 namespace xfer::cuda {
+
+class HostCopyTeam;
 
 // ------------------------------------------------------------------------ the plan
 enum class Route : std::uint8_t { engine, staged_to_device, mapped_to_device, staged_to_host, mapped_to_host };
@@ -145,8 +149,15 @@ class BatchPacker {
     // record of queued work that may still write host memory: when none is on `stream`, pageable
     // sources of groups to the device are gathered during the call; scatters into pageable
     // memory are entered in it until they have run. Failures name the call.
+    // `team`: the batch's gather team (start_team), or nullptr (each group wakes its own).
     xfer_status queue(const BatchPlan &plan, void *const *dsts, const void *const *srcs, const std::size_t *sizes,
-                      cudaStream_t stream, HostWriteTracker &host_writes);
+                      cudaStream_t stream, HostWriteTracker &host_writes, HostCopyTeam *team);
+
+    // Wakes the helper threads that gathering `gather_bytes` (the batch's staged_to_device
+    // entries) wants, so that they are awake by the time queue() gathers (host_copy_team.hpp);
+    // nullptr when that is too little to share, or no helper can be had. Call before planning:
+    // waking a helper takes tens of microseconds.
+    std::unique_ptr<HostCopyTeam> start_team(std::size_t gather_bytes) noexcept;
 
     // Waits for the slots' last groups and frees them; at context_destroy.
     xfer_status close() noexcept;
@@ -165,7 +176,7 @@ class BatchPacker {
     bool allocate() noexcept; // under mutex_
     xfer_status queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
                             const std::size_t *sizes, cudaStream_t stream, bool gather_now,
-                            HostWriteTracker &host_writes);
+                            HostWriteTracker &host_writes, HostCopyTeam *team);
     // *free: the slot's last group is done (polled for at most kSlotWait).
     static xfer_status wait_for_slot(const Slot &slot, bool *free) noexcept;
     // The upload of the slot (descriptors, and gathered data to the device) and the kernel.

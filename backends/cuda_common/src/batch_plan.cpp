@@ -37,15 +37,31 @@ BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t 
     BatchPlan plan;
     constexpr Route packed[] = {Route::staged_to_device, Route::mapped_to_device, Route::staged_to_host,
                                 Route::mapped_to_host};
+    // Entries per route first: the lists are reserved once, and a route no entry takes costs
+    // no pass (a plan runs on every batch call; 4096 entries took ~70 us on the H200 machine).
+    std::size_t per_route[5] = {};
     for (std::size_t i = 0; i < count; ++i) {
-        if (routes[i] == Route::engine) {
-            plan.engine.push_back(i);
+        ++per_route[static_cast<std::size_t>(routes[i])];
+    }
+    plan.engine.reserve(per_route[static_cast<std::size_t>(Route::engine)]);
+    // Sized once and written field by field: a push_back of each 16-byte Placement compiled to a
+    // store-forwarding stall that was most of the plan's time.
+    plan.placed.resize(count - per_route[static_cast<std::size_t>(Route::engine)]);
+    std::size_t placed = 0;
+    if (per_route[static_cast<std::size_t>(Route::engine)] != 0) {
+        for (std::size_t i = 0; i < count; ++i) {
+            if (routes[i] == Route::engine) {
+                plan.engine.push_back(i);
+            }
         }
     }
     for (Route route : packed) {
+        if (per_route[static_cast<std::size_t>(route)] == 0) {
+            continue;
+        }
         Group g;
         g.route = route;
-        g.first = plan.placed.size();
+        g.first = placed;
         std::size_t data = 0;
         for (std::size_t i = 0; i < count; ++i) {
             if (routes[i] != route) {
@@ -56,11 +72,13 @@ BatchPlan plan_batch(const Route *routes, const std::size_t *sizes, std::size_t 
             if (g.count > 0 && descriptor_bytes(g.count + 1) + data + bytes > config.slot_bytes) {
                 g.data_bytes = data;
                 plan.groups.push_back(g);
-                g.first = plan.placed.size();
+                g.first = placed;
                 g.count = 0;
                 data = 0;
             }
-            plan.placed.push_back(Placement{i, data});
+            plan.placed[placed].index = i;
+            plan.placed[placed].offset = data;
+            ++placed;
             data += bytes;
             ++g.count;
         }

@@ -81,6 +81,15 @@ void forget_overlapping(const void *start, std::size_t bytes) noexcept {
 }
 
 bool find(const void *ptr, Memory *m) noexcept {
+    Extent e;
+    if (!find_extent(ptr, &e)) {
+        return false;
+    }
+    *m = e.memory;
+    return true;
+}
+
+bool find_extent(const void *ptr, Extent *out) noexcept {
     Registry &r = registry();
     const auto p = reinterpret_cast<std::uintptr_t>(ptr);
     ThreadCache &cache = t_cache;
@@ -92,7 +101,7 @@ bool find(const void *ptr, Memory *m) noexcept {
         cache.generation = generation;
     }
     if (const Extent *e = cache.extents.find(p)) {
-        *m = e->memory;
+        *out = *e;
         return true;
     }
     Extent found;
@@ -104,7 +113,7 @@ bool find(const void *ptr, Memory *m) noexcept {
         }
         found = std::prev(it)->second;
     }
-    *m = cache.extents.add(found).memory;
+    *out = cache.extents.add(found);
     return true;
 }
 

@@ -20,6 +20,7 @@
 
 #include <cstddef>
 
+#include "recent_extents.hpp"
 #include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda::known_memory {
@@ -37,5 +38,9 @@ void forget_overlapping(const void *start, std::size_t bytes) noexcept;
 
 // True with *m set when `ptr` lies in a remembered extent.
 bool find(const void *ptr, Memory *m) noexcept;
+
+// True with *e set to the remembered extent holding `ptr`. The answer holds until the extent's
+// buffer is released: a caller may keep it for the span of one call (a batch's classifier).
+bool find_extent(const void *ptr, Extent *e) noexcept;
 
 } // namespace xfer::cuda::known_memory

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -9,19 +8,18 @@
 #include <thread>
 #include <vector>
 
-#include <boost/asio/post.hpp>
 #include <boost/asio/thread_pool.hpp>
 
 #include "batch.hpp"
-#include "dma_staging_copy.hpp"
+#include "host_copy_team.hpp"
 #include "xfer_cuda/context.hpp"
 #include <xfer_plugin/params.hpp>
 
 namespace xfer::cuda {
 
 namespace {
-// A helper takes at least this much of a group: below it, waking it and waiting for it cost
-// more than the copy it takes over (~10-20 us vs ~5-10 GB/s per thread).
+// One helper is woken per this many bytes of host copies: below it, waking a helper costs more
+// than the copy it could take over (tens of us to wake vs ~5-10 GB/s per thread).
 constexpr std::size_t kMinThreadBytes = std::size_t{256} << 10;
 
 // Help texts that name constants of the packer are built from them.
@@ -33,8 +31,8 @@ constexpr auto kStagingHelp =
 constexpr auto kHostThreadsHelp =
     plugin::join("threads that gather or scatter the pageable host side of one packed group (the calling thread, or "
                  "CUDA's callback thread where stream order needs it, plus helper threads started at the first such "
-                 "group, each taking a share of at least ",
-                 plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB); 1: that thread alone");
+                 "group, one per ",
+                 plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB of the group at most); 1: that thread alone");
 } // namespace
 
 constexpr xfer_backend_param kBatchParams[] = {
@@ -76,12 +74,6 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
 
 namespace {
 
-struct HostPiece {
-    unsigned char *user;     // the user's host memory (source or destination)
-    std::size_t slot_offset; // in the slot (descriptors included)
-    std::size_t bytes;
-};
-
 // What the host functions of one group need; the caller's arrays are gone by the time they run.
 struct HostWork {
     unsigned char *slot = nullptr;
@@ -97,64 +89,15 @@ struct HostWork {
     cudaStream_t stream = nullptr;
 };
 
-// Counts the helpers' shares of one group down; the host function waits for zero.
-class Countdown {
-  public:
-    explicit Countdown(std::size_t n) : left_(n) {}
-    void done() noexcept {
-        std::lock_guard<std::mutex> lock(mutex_);
-        if (--left_ == 0) {
-            zero_.notify_all();
-        }
-    }
-    void wait() noexcept {
-        std::unique_lock<std::mutex> lock(mutex_);
-        zero_.wait(lock, [this] { return left_ == 0; });
-    }
+// Helper threads worth waking for `bytes` of host copies (kMinThreadBytes each).
+std::size_t helpers_for(std::size_t bytes, std::size_t threads) noexcept {
+    return std::min(threads - 1, bytes / kMinThreadBytes);
+}
 
-  private:
-    std::mutex mutex_;
-    std::condition_variable zero_;
-    std::size_t left_;
-};
-
-// Copies every piece into the slot (gather) or out of it, on this thread and up to
-// w.threads - 1 of the packer's helper threads. Never throws: a share that cannot be handed to
-// a helper is copied by this thread.
+// Copies a group's pieces (gather or scatter) with a team of its own, woken now.
 void copy_pieces(const HostWork &w, bool gather) noexcept {
-    auto run = [&w, gather](std::size_t begin, std::size_t end) noexcept {
-        for (std::size_t k = begin; k < end; ++k) {
-            const HostPiece &p = w.pieces[k];
-            if (gather) {
-                dma_staging_copy(w.slot + p.slot_offset, p.user, p.bytes); // the DMA reads it next
-            } else {
-                std::memcpy(p.user, w.slot + p.slot_offset, p.bytes);
-            }
-        }
-        if (gather) {
-            dma_staging_fence(); // before the host function returns and the stream's DMA starts
-        }
-    };
-    const std::size_t n = w.pieces.size();
-    std::size_t parts = w.helpers == nullptr ? 1 : std::min(w.threads, w.data_bytes / kMinThreadBytes);
-    parts = std::max<std::size_t>(1, std::min(parts, n));
-    Countdown handed(parts - 1);
-    std::size_t begin = 0;
-    for (std::size_t t = 1; t < parts; ++t) {
-        const std::size_t end = n * t / parts;
-        try {
-            boost::asio::post(*w.helpers, [&run, &handed, begin, end] {
-                run(begin, end);
-                handed.done();
-            });
-        } catch (...) {
-            run(begin, end); // not handed over: copied here
-            handed.done();
-        }
-        begin = end;
-    }
-    run(begin, n);
-    handed.wait();
+    HostCopyTeam team(w.helpers, w.helpers == nullptr ? 0 : helpers_for(w.data_bytes, w.threads));
+    team.copy(w.pieces.data(), w.pieces.size(), w.slot, gather);
 }
 
 // Host function before the DMA: descriptors in, sources gathered (staged_to_device).
@@ -259,12 +202,26 @@ PackConfig BatchPacker::config() noexcept {
     return c;
 }
 
+std::unique_ptr<HostCopyTeam> BatchPacker::start_team(std::size_t gather_bytes) noexcept {
+    const std::size_t wanted = helpers_for(gather_bytes, host_threads_);
+    if (wanted == 0) {
+        return nullptr;
+    }
+    try {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::make_unique<HostCopyTeam>(helpers(), wanted);
+    } catch (...) {
+        return nullptr; // each group gathers with a team of its own
+    }
+}
+
 xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const void *const *srcs,
-                               const std::size_t *sizes, cudaStream_t stream, HostWriteTracker &host_writes) {
+                               const std::size_t *sizes, cudaStream_t stream, HostWriteTracker &host_writes,
+                               HostCopyTeam *team) {
     std::lock_guard<std::mutex> lock(mutex_);
     const bool gather_now = !host_writes.pending(stream);
     for (const Group &g : plan.groups) {
-        if (auto st = queue_group(g, plan, dsts, srcs, sizes, stream, gather_now, host_writes)) {
+        if (auto st = queue_group(g, plan, dsts, srcs, sizes, stream, gather_now, host_writes, team)) {
             return st;
         }
     }
@@ -273,7 +230,7 @@ xfer_status BatchPacker::queue(const BatchPlan &plan, void *const *dsts, const v
 
 xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void *const *dsts, const void *const *srcs,
                                      const std::size_t *sizes, cudaStream_t stream, bool gather_now,
-                                     HostWriteTracker &host_writes) {
+                                     HostWriteTracker &host_writes, HostCopyTeam *team) {
     Slot &slot = slots_[next_];
     next_ = (next_ + 1) % kSlots;
     const std::size_t desc = descriptor_bytes(g.count);
@@ -316,7 +273,9 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
     }
     if (free) {
         std::memcpy(slot.host, work->descriptors.data(), work->descriptors.size() * sizeof(PackedEntry));
-        if (g.route == Route::staged_to_device) {
+        if (g.route == Route::staged_to_device && team != nullptr) {
+            team->copy(work->pieces.data(), work->pieces.size(), work->slot, true);
+        } else if (g.route == Route::staged_to_device) {
             copy_pieces(*work, true);
         }
         if (g.route != Route::staged_to_host) {
