@@ -381,7 +381,9 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     device view (XFER_TO_DEVICE) or back (XFER_TO_HOST) on stream `s`, and returns without
     waiting. Ordered after earlier work on `s`. The host view range must not be read or
     written by the host until the copy is known complete (event or stream synchronisation).
-    Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync;
+    Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync (queued
+    through the driver's cuMemcpyHtoDAsync / cuMemcpyDtoHAsync, which cost less host time a
+    call; errors are the runtime's: a refused copy is handed to cudaMemcpyAsync);
     pageable = the staging engine for copies of at least its staged_min_bytes (queued at call
     time on `s`: per chunk, cuStreamBatchMemOp waits for host threads to fill a page-locked
     slot, cudaMemcpyAsync moves it and a flag write tells the threads it is done; to the host
@@ -406,7 +408,10 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
 
 /** Queues a copy of `bytes` bytes from `src` to `dst` (any pointers the backend can reach:
     host pointers, or device pointers of this context's device) on stream `s`, and returns
-    without waiting. Maps to cudaMemcpyAsync on CUDA backends; on the pageable backend a copy
+    without waiting. Maps to cudaMemcpyAsync on CUDA backends (queued through the driver's
+    cuMemcpyHtoDAsync / cuMemcpyDtoHAsync / cuMemcpyDtoDAsync / cuMemcpyAsync, whose host time
+    a call is lower; a copy the driver refuses is handed to cudaMemcpyAsync, so statuses and
+    messages are the runtime's); on the pageable backend a copy
     between pageable host memory and device memory of at least staged_min_bytes goes through
     its staging engine instead (as xfer_copy_async), in stream order;
     host: memcpy on the stream's worker.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "xfer_cuda/buffer.hpp"
 
+#include "engine_copy.hpp"
 #include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
@@ -30,11 +31,11 @@ xfer_status copy_between_views(const Buffer &b, xfer_direction dir, std::size_t 
     const char *sep = host_kind != nullptr ? ", " : "";
     const char *kind = host_kind != nullptr ? host_kind : "";
     if (dir == XFER_TO_DEVICE) {
-        return check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream),
+        return check(engine_copy(device, host, bytes, cudaMemcpyHostToDevice, stream),
                      "cudaMemcpyAsync(%zu bytes at offset %zu, cudaMemcpyHostToDevice%s%s%s)", bytes, offset, sep, kind,
                      host_kind != nullptr ? " source" : "");
     }
-    return check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream),
+    return check(engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream),
                  "cudaMemcpyAsync(%zu bytes at offset %zu, cudaMemcpyDeviceToHost%s%s%s)", bytes, offset, sep, kind,
                  host_kind != nullptr ? " destination" : "");
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copies between pageable host memory and device memory in stream order, and the record of
 // streams whose queued work may still write host memory.
+#include "engine_copy.hpp"
 #include "xfer_cuda/context.hpp"
 
 namespace xfer::cuda {
@@ -54,10 +55,10 @@ xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::siz
                 return st;
             }
         }
-        return check(cudaMemcpyAsync(device, host, bytes, cudaMemcpyHostToDevice, stream),
+        return check(engine_copy(device, host, bytes, cudaMemcpyHostToDevice, stream),
                      "cudaMemcpyAsync(%zu bytes, cudaMemcpyHostToDevice from %s host memory)", bytes, what);
     }
-    return check(cudaMemcpyAsync(host, device, bytes, cudaMemcpyDeviceToHost, stream),
+    return check(engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream),
                  "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);
 }
 

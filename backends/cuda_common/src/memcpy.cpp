@@ -8,6 +8,7 @@
 #include <cuda.h> // the driver's types only; the entry point comes from the runtime
 
 #include "batch.hpp"
+#include "engine_copy.hpp"
 #include "entries.hpp"
 #include "host_copy_team.hpp"
 #include "host_range.hpp"
@@ -369,7 +370,7 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     if (to == Memory::pageable || from == Memory::pageable) {
         return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
     }
-    const cudaError_t err = cudaMemcpyAsync(dst, src, bytes, engine_kind(to, from), s);
+    const cudaError_t err = engine_copy(dst, src, bytes, engine_kind(to, from), s);
     const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
                              (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
     if (err == cudaErrorInvalidValue && host_device) {

@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+// Private to cuda_common (and the backends' copy paths): one copy queued on the copy engine
+// through the driver API, the runtime's cudaMemcpyAsync semantics kept.
+//
+// Why not cudaMemcpyAsync itself: on the H200 machine the runtime's layer costs 75-290 ns a call
+// over the driver's cuMemcpy*Async that it ends in (4-byte copies, every pair of memories xfer
+// copies between, medians of per-pair differences: docs/performance.md), as much as issue 7's
+// whole per-call budget (0.1 us over the raw call). The driver functions are reached through the
+// runtime (driver_entry.hpp), with the signatures of CUDA 12's driver.
+//
+// Errors keep one path: a driver call that fails has queued nothing, and the same copy then goes
+// to cudaMemcpyAsync, whose error is what the caller checks and reports (check(), with its
+// sticky-error rules). So the statuses and messages of every failure are the runtime's, as before.
+// Requires: the context's device bound on this thread (activate()), as for any copy.
+#pragma once
+
+#include <cstddef>
+
+#include <cuda_runtime_api.h>
+
+namespace xfer::cuda {
+
+// Queues dst <- src (bytes) on `stream` as cudaMemcpyAsync(dst, src, bytes, kind, stream) would,
+// and returns what it would return. `kind`: HostToDevice, DeviceToHost, DeviceToDevice or
+// Default (unified addressing: either pointer of any memory).
+cudaError_t engine_copy(void *dst, const void *src, std::size_t bytes, cudaMemcpyKind kind,
+                        cudaStream_t stream) noexcept;
+
+} // namespace xfer::cuda
