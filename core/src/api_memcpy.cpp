@@ -48,20 +48,21 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
                                        xfer_copy_kind kind, xfer_stream s) {
     constexpr const char *fn = "xfer_memcpy_async";
     return guard(fn, [&] {
-        auto context = lookup<Context>(ctx, fn, "ctx");
-        auto stream = lookup<Stream>(s, fn, "s");
-        require_same_context(*context, *stream, fn, "stream s", "context ctx");
+        // The hottest entry point: its objects are looked up without shared_ptr copies.
+        Context &context = lookup_ref<Context>(ctx, fn, "ctx");
+        Stream &stream = lookup_ref<Stream>(s, fn, "s");
+        require_same_context(context, stream, fn, "stream s", "context ctx");
         if (dst == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dst is NULL");
         if (src == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": src is NULL");
         check_kind(fn, kind);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": bytes is 0");
         check_range(fn, -1, dst, src, bytes);
-        ContextUse use(*context, fn);
-        ObjectUse stream_use(*stream, fn, "s");
-        const xfer_backend_table &t = context->table();
-        if (t.memcpy_async == nullptr) raise_not_supported(*context, fn);
-        call_backend(*context->plugin, fn, "memcpy_async",
-                     [&] { return t.memcpy_async(context->native, dst, src, bytes, kind, stream->native); });
+        ContextUse use(context, fn);
+        ObjectUse stream_use(stream, fn, "s");
+        const xfer_backend_table &t = context.table();
+        if (t.memcpy_async == nullptr) raise_not_supported(context, fn);
+        call_backend(*context.plugin, fn, "memcpy_async",
+                     [&] { return t.memcpy_async(context.native, dst, src, bytes, kind, stream.native); });
         return XFER_SUCCESS;
     });
 }
