@@ -197,7 +197,8 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
 // small copy's host time: issue 7's per-call overhead). The reference is kept valid by the
 // calling thread's RecentLookups entry, which only a later lookup of a kind-T object on this
 // thread can replace; so a caller looks up at most one object of each kind this way per call,
-// and enters its gate (ContextUse, ObjectUse) before the call ends.
+// and enters its gate (ContextUse, ObjectUse) before the call ends. No other lookup runs on the
+// thread meanwhile: backend entries never call back into the API (xfer_backend.h).
 template <class T>
 T &lookup_ref(const void *handle, const char *function, const char *arg) {
     const auto value = reinterpret_cast<std::uintptr_t>(handle);

@@ -3,7 +3,8 @@
 // in blocks among the owner and helper threads. Every piece lands where its slot offset says and
 // nothing else is written, whatever the number of helpers (none, fewer than the blocks, more),
 // over several copies of one team (a batch's groups), with helpers that join late (the pool's
-// threads busy when the team is made) and a team released before its helpers start. No device.
+// threads busy when the team is made), helpers asleep between copies, and a team released before
+// its helpers start. No device.
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -152,6 +153,21 @@ TEST(HostCopyTeam, HelpersThatJoinLateTakeWhatIsLeft) {
         release.join();
     }
     pool.join();
+}
+
+// The owner pauses longer than the helpers spin between copies (as a batch whose slot is still in
+// use): the helpers sleep, the next copy wakes them, and every byte still lands.
+TEST(HostCopyTeam, HelpersAsleepBetweenCopiesWakeForTheNext) {
+    boost::asio::thread_pool pool(3);
+    Scatter s = make_scatter(300, 5);
+    {
+        HostCopyTeam team(&pool, 3);
+        for (int round = 0; round < 3; ++round) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(3));
+            round_trip(team, s, 1);
+        }
+    }
+    pool.join(); // every helper returned once the team was released, asleep or not
 }
 
 // Teams made and released at once, before any of their helpers could start: the helpers find

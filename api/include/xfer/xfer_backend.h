@@ -18,7 +18,9 @@
  * receive only valid objects. Backends report failures by returning a status and calling
  * core->set_error() with a message that names the failing native call and its code; an
  * entry that fails leaves no partial state and leaks nothing. No C++ type and no exception
- * crosses this boundary. Every entry may be called from several threads at once.
+ * crosses this boundary. Every entry may be called from several threads at once. An entry
+ * must not call xfer_* functions (the public API) on the thread that called it: the core
+ * holds that thread's handle lookups and object gates for the whole entry call.
  */
 #ifndef XFER_XFER_BACKEND_H
 #define XFER_XFER_BACKEND_H

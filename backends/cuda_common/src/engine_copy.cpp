@@ -28,6 +28,18 @@ const DriverCopies &driver_copies() noexcept {
     return copies;
 }
 
+// A stream-capture refusal invalidates the capture it refuses, so a retry through the runtime
+// would only say "capture invalidated": these are answered as they are (the driver's and the
+// runtime's codes are the same numbers for them).
+static_assert(static_cast<int>(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED) ==
+                      static_cast<int>(cudaErrorStreamCaptureUnsupported) &&
+                  static_cast<int>(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) ==
+                      static_cast<int>(cudaErrorStreamCaptureWrongThread),
+              "the stream-capture error codes of the driver and the runtime agree");
+bool capture_refusal(CUresult r) noexcept {
+    return r >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && r <= CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+}
+
 CUdeviceptr device_address(const void *p) noexcept {
     return static_cast<CUdeviceptr>(reinterpret_cast<std::uintptr_t>(p));
 }
@@ -58,7 +70,12 @@ cudaError_t engine_copy(void *dst, const void *src, std::size_t bytes, cudaMemcp
     if (r == CUDA_SUCCESS) {
         return cudaSuccess;
     }
-    // Nothing was queued: the runtime queues it or says why not, in its own terms.
+    if (capture_refusal(r)) {
+        return static_cast<cudaError_t>(r);
+    }
+    // The copy was refused (or, for pageable memory the driver stages itself, stopped part-way:
+    // copying the same bytes again is harmless): the runtime queues it or says why not, in its
+    // own terms.
     return cudaMemcpyAsync(dst, src, bytes, kind, stream);
 }
 

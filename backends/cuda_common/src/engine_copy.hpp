@@ -8,9 +8,13 @@
 // whole per-call budget (0.1 us over the raw call). The driver functions are reached through the
 // runtime (driver_entry.hpp), with the signatures of CUDA 12's driver.
 //
-// Errors keep one path: a driver call that fails has queued nothing, and the same copy then goes
-// to cudaMemcpyAsync, whose error is what the caller checks and reports (check(), with its
-// sticky-error rules). So the statuses and messages of every failure are the runtime's, as before.
+// Errors keep one path: a driver call that fails has queued nothing (or, for pageable memory that
+// the driver stages at call time, copied part of the bytes: copying them again is harmless), and
+// the same copy then goes to cudaMemcpyAsync, whose error is what the caller checks and reports
+// (check(), with its sticky-error rules). So the statuses and messages of failures are the
+// runtime's, as before. Except a stream-capture refusal (CUDA_ERROR_STREAM_CAPTURE_*,
+// CUDA_ERROR_CAPTURED_EVENT): it invalidates the capture, after which the runtime could only say
+// so; it is returned as the runtime's code of the same number.
 // Requires: the context's device bound on this thread (activate()), as for any copy.
 #pragma once
 

@@ -2,7 +2,10 @@
 #include "host_copy_team.hpp"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -26,8 +29,8 @@ void cpu_relax() noexcept {
 #endif
 }
 
-// Spins between looks at shared state: a few pauses at first (a block or a group is usually
-// microseconds away), then yields so that an idle helper gives its core to whoever needs it.
+// The owner's wait for blocks that helpers are still copying (microseconds: one block each):
+// pauses at first, then yields its core.
 class Backoff {
   public:
     void wait() noexcept {
@@ -37,7 +40,6 @@ class Backoff {
             std::this_thread::yield();
         }
     }
-    void reset() noexcept { spins_ = 0; }
 
   private:
     static constexpr unsigned kPauses = 4096;
@@ -84,25 +86,77 @@ struct Job {
 };
 
 struct HostCopyTeam::Shared {
+    // How long an idle helper spins for the next copy before it sleeps: longer than the owner's
+    // work between two groups of a batch (building a group's descriptors, ~35 us on the H200
+    // machine), so that a batch's groups find their helpers awake; short beside the waits that
+    // are not worth a core (a slot held by another stream, copies on the engine meanwhile).
+    static constexpr std::chrono::microseconds kSpin{200};
+
     std::atomic<Job *> current{nullptr};
     std::atomic<bool> released{false};
     std::vector<std::unique_ptr<Job>> jobs; // the owner's; kept until the last helper lets go
+    // Helpers past their spin wait here for a new copy or the release.
+    std::mutex mutex;
+    std::condition_variable news;
+    std::atomic<unsigned> sleepers{0};
+
+    bool new_copy(const Job *seen) const noexcept {
+        const Job *j = current.load(); // (sequentially consistent: pairs with announce())
+        return j != nullptr && j != seen;
+    }
+
+    // After the owner made a new copy current or released the team: wakes the helpers asleep
+    // (none asleep: no system call). A helper counts itself asleep before its last look at
+    // `current`, and both sides use sequentially consistent operations, so either that look
+    // sees the change or this sees the helper.
+    void announce() noexcept {
+        if (sleepers.load() != 0) {
+            try {
+                std::lock_guard<std::mutex> lock(mutex); // a helper between its look and its wait
+            } catch (...) {
+                // (a mutex that cannot be locked: the sleeper's wait below is bounded)
+            }
+            news.notify_all();
+        }
+    }
+
+    // Until a copy other than `seen` is current (true) or the team is released (false).
+    bool wait_for_news(const Job *seen) noexcept {
+        const auto until = std::chrono::steady_clock::now() + kSpin;
+        for (unsigned spins = 0;; ++spins) {
+            if (new_copy(seen)) {
+                return true;
+            }
+            if (released.load()) {
+                return false;
+            }
+            if (spins % 64 == 63 && std::chrono::steady_clock::now() >= until) {
+                break;
+            }
+            cpu_relax();
+        }
+        try {
+            std::unique_lock<std::mutex> lock(mutex);
+            sleepers.fetch_add(1);
+            // Bounded, so that a lost notification (none is expected) costs a millisecond at most.
+            while (!new_copy(seen) && !released.load()) {
+                news.wait_for(lock, std::chrono::milliseconds(1));
+            }
+            sleepers.fetch_sub(1);
+        } catch (...) {
+            while (!new_copy(seen) && !released.load()) {
+                std::this_thread::yield(); // (no mutex: keep looking)
+            }
+        }
+        return new_copy(seen);
+    }
 
     void help() noexcept {
-        Job *seen = nullptr;
-        Backoff backoff;
-        for (;;) {
+        const Job *seen = nullptr;
+        while (wait_for_news(seen)) {
             Job *j = current.load(std::memory_order_acquire);
-            if (j != nullptr && j != seen) {
-                j->work();
-                seen = j;
-                backoff.reset();
-                continue;
-            }
-            if (released.load(std::memory_order_acquire)) {
-                return;
-            }
-            backoff.wait();
+            j->work();
+            seen = j;
         }
     }
 };
@@ -128,7 +182,8 @@ HostCopyTeam::HostCopyTeam(boost::asio::thread_pool *pool, std::size_t helpers) 
 
 HostCopyTeam::~HostCopyTeam() {
     if (shared_) {
-        shared_->released.store(true, std::memory_order_release);
+        shared_->released.store(true);
+        shared_->announce();
     }
 }
 
@@ -158,7 +213,8 @@ void HostCopyTeam::copy(const HostPiece *pieces, std::size_t count, unsigned cha
     job->pieces = pieces;
     job->slot = slot;
     job->gather = gather;
-    shared_->current.store(job, std::memory_order_release);
+    shared_->current.store(job);
+    shared_->announce();
     job->work();
     // Blocks that helpers claimed may still be being copied.
     Backoff backoff;

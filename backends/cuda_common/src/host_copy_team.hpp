@@ -9,8 +9,14 @@
 // packer: docs/performance.md). With blocks, a late helper simply takes fewer of them, and the
 // caller waits only for blocks being copied, never for a helper that has not started.
 // Why a team that outlives one copy: a batch's helpers are woken once, while its entries are
-// still being planned, and then spin for each group's blocks until the team is released, so a
-// group gathered during the call starts with its helpers awake.
+// still being planned, and then wait for each group's blocks until the team is released,
+// spinning for up to 200 us before they sleep on a condition variable, so a group gathered during
+// the call starts with its helpers awake while longer waits (a slot still in use, copies on the
+// engine) do not hold cores.
+//
+// While a batch's team holds pool threads (awake or asleep), a team that a host function makes
+// (a scatter in stream order) gets them only after that team is released; its thread copies
+// alone meanwhile, so neither waits for the other.
 //
 // Thread-safety: one thread (the team's owner) calls copy(); helpers only ever take blocks of
 // the copy running at that moment. A helper that wakes after its team was released returns at
