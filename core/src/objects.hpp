@@ -147,16 +147,12 @@ class RecentLookups {
   public:
     // The entry's record, kept alive by the entry until it is replaced (remember()).
     T *find(std::uint64_t handle) const {
-        for (std::size_t i = 0; i < kEntries; ++i) {
-            if (handles_[i] == handle && !gone(*objects_[i])) return objects_[i].get();
-        }
-        return nullptr;
+        const std::size_t i = index_of(handle);
+        return i < kEntries ? objects_[i].get() : nullptr;
     }
     std::shared_ptr<T> find_shared(std::uint64_t handle) const {
-        for (std::size_t i = 0; i < kEntries; ++i) {
-            if (handles_[i] == handle && !gone(*objects_[i])) return objects_[i];
-        }
-        return nullptr;
+        const std::size_t i = index_of(handle);
+        return i < kEntries ? objects_[i] : nullptr;
     }
     void remember(std::uint64_t handle, const std::shared_ptr<T> &object) {
         handles_[next_] = handle;
@@ -166,6 +162,13 @@ class RecentLookups {
 
   private:
     static constexpr std::size_t kEntries = 4;
+    // The entry answering for `handle` (its object neither released nor closed), or kEntries.
+    std::size_t index_of(std::uint64_t handle) const {
+        for (std::size_t i = 0; i < kEntries; ++i) {
+            if (handles_[i] == handle && !gone(*objects_[i])) return i;
+        }
+        return kEntries;
+    }
     std::uint64_t handles_[kEntries] = {};
     std::shared_ptr<T> objects_[kEntries];
     std::size_t next_ = 0;

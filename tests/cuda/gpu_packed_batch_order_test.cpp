@@ -52,10 +52,7 @@ TEST_P(GpuPackedBatchOrder, CopiesToTheDeviceSendWhatAnEarlierBatchToTheHostWrot
     const std::size_t n = count * kPiece;
     const unsigned char key = 0x5a;
     const auto expected = random_bytes(n, seed);
-    std::vector<unsigned char> keyed = expected;
-    for (unsigned char &b : keyed) {
-        b ^= key;
-    }
+    const std::vector<unsigned char> keyed = xored(expected, key);
     std::vector<unsigned char> host = random_bytes(n, seed + 1); // pageable, stale until the batch
     xfer_buffer from = nullptr;
     xfer_buffer by_batch = nullptr;

@@ -60,7 +60,7 @@ class HostCopyTeam {
     // (a copy whose bookkeeping cannot be allocated is done by the owner alone).
     void copy(const HostPiece *pieces, std::size_t count, unsigned char *slot, bool gather) noexcept;
 
-    // Helpers asked to join (for tests and the help text's arithmetic).
+    // Helpers asked to join (for tests).
     std::size_t helpers() const noexcept { return helpers_; }
 
   private:

@@ -94,10 +94,15 @@ std::size_t helpers_for(std::size_t bytes, std::size_t threads) noexcept {
     return std::min(threads - 1, bytes / kMinThreadBytes);
 }
 
-// Copies a group's pieces (gather or scatter) with a team of its own, woken now.
-void copy_pieces(const HostWork &w, bool gather) noexcept {
-    HostCopyTeam team(w.helpers, w.helpers == nullptr ? 0 : helpers_for(w.data_bytes, w.threads));
-    team.copy(w.pieces.data(), w.pieces.size(), w.slot, gather);
+// Copies a group's pieces (gather or scatter) with `team` (the batch's, awake already), or with a
+// team of its own woken now.
+void copy_pieces(const HostWork &w, bool gather, HostCopyTeam *team = nullptr) noexcept {
+    if (team != nullptr) {
+        team->copy(w.pieces.data(), w.pieces.size(), w.slot, gather);
+        return;
+    }
+    HostCopyTeam own(w.helpers, w.helpers == nullptr ? 0 : helpers_for(w.data_bytes, w.threads));
+    own.copy(w.pieces.data(), w.pieces.size(), w.slot, gather);
 }
 
 // Host function before the DMA: descriptors in, sources gathered (staged_to_device).
@@ -273,10 +278,8 @@ xfer_status BatchPacker::queue_group(const Group &g, const BatchPlan &plan, void
     }
     if (free) {
         std::memcpy(slot.host, work->descriptors.data(), work->descriptors.size() * sizeof(PackedEntry));
-        if (g.route == Route::staged_to_device && team != nullptr) {
-            team->copy(work->pieces.data(), work->pieces.size(), work->slot, true);
-        } else if (g.route == Route::staged_to_device) {
-            copy_pieces(*work, true);
+        if (g.route == Route::staged_to_device) {
+            copy_pieces(*work, true, team);
         }
         if (g.route != Route::staged_to_host) {
             return queue_device_side(slot, g, desc, stream);
