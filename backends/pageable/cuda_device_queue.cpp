@@ -113,4 +113,16 @@ xfer_status CudaDeviceQueue::health(void *stream, std::string *why) noexcept {
     return status_from_cuda(err);
 }
 
+bool CudaDeviceQueue::idle(void *stream) noexcept {
+    const auto s = static_cast<cudaStream_t>(stream);
+    if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) {
+        return false;
+    }
+    const cudaError_t err = cudaStreamQuery(s);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError(); // busy (not an error), or a failure the copy's own calls report
+    }
+    return err == cudaSuccess;
+}
+
 } // namespace xfer::cuda::pageable

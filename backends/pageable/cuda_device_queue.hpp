@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The staging pipeline's device side on CUDA: flag operations as stream memory operations
 // (cuStreamBatchMemOp with CU_STREAM_MEM_OP_WAIT_VALUE_32 / WRITE_VALUE_32 on words in mapped
-// page-locked memory), chunk DMAs as cudaMemcpyAsync, health as cudaStreamQuery. The runtime
+// page-locked memory), chunk DMAs as cudaMemcpyAsync, health and idleness as cudaStreamQuery. The runtime
 // API has no stream memory operations; the driver's entry point is looked up through
 // cudaGetDriverEntryPointByVersion, so nothing links libcuda directly.
 #pragma once
@@ -24,6 +24,9 @@ class CudaDeviceQueue final : public DeviceQueue {
     xfer_status copy(void *stream, void *dst, const void *src, std::size_t bytes, Way way,
                      std::string *why) noexcept override;
     xfer_status health(void *stream, std::string *why) noexcept override;
+    // cudaStreamQuery == cudaSuccess; false for the legacy and per-thread default streams, whose
+    // work also waits for other streams' (xfer's own streams are non-blocking).
+    bool idle(void *stream) noexcept override;
 
   private:
     using BatchFn = int (*)(void *, unsigned, void *, unsigned);

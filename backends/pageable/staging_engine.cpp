@@ -72,6 +72,7 @@ bool StagingEngine::start() noexcept {
     PipelineConfig pc;
     pc.threads = config_.threads;
     pc.chunk_bytes = config_.chunk_bytes;
+    pc.linger = config_.linger;
     pc.arena_bytes = arena_bytes;
     HostWriteTracker *tracker = &host_writes_;
     const int device = owner_.device;

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <memory>
 #include <mutex>
@@ -29,6 +30,7 @@ struct EngineConfig {
     std::size_t threads = 0;                  // workers (resolved: never 0 here)
     std::size_t slots = 0;                    // page-locked slots of chunk_bytes: the arena
     std::size_t chunk_bytes = 0;              // largest DMA chunk
+    std::chrono::microseconds linger{0};      // idle workers watch for the next copy this long, then sleep
     std::size_t staged_min_bytes = 0;         // smaller copies to the device go straight to cudaMemcpyAsync
     std::size_t staged_min_bytes_to_host = 0; // the same to the host (the driver is slower that way)
 };

@@ -9,7 +9,8 @@
 //   to the device, for chunk i in slot s, use u:  wait host[s] >= u; DMA slot -> device;
 //                                                 write device[s] = u
 //     (preceded by a write of the copy's *ready* word, so no worker reads the user's memory
-//     before earlier work on the stream, e.g. a copy to the host of the same range, is done);
+//     before earlier work on the stream, e.g. a copy to the host of the same range, is done;
+//     not waited for when the stream had nothing left to run at submission: DeviceQueue::idle);
 //   to the host:                                  wait host[s] >= u - 1; DMA device -> slot;
 //                                                 write device[s] = u
 //     (followed by waits host[s] >= last use of every slot: later work on the stream waits
@@ -78,6 +79,10 @@ class DeviceQueue {
                              std::string *why) noexcept = 0;
     // Without waiting: XFER_SUCCESS while `stream` is healthy (busy or idle), else its failure.
     virtual xfer_status health(void *stream, std::string *why) noexcept = 0;
+    // Without waiting: true only if every operation queued on `stream` so far has completed
+    // (false when busy, failed or unknown). Asked by the thread that submits a copy, before
+    // queuing it: the copy's ready wait is then already met.
+    virtual bool idle(void *stream) noexcept = 0;
 };
 
 // Sets *out to what `make` returns; an allocation failure leaves *out as it was (for messages
@@ -100,6 +105,10 @@ struct PipelineConfig {
     std::size_t arena_bytes = 0; // page-locked staging memory, in granules of kArenaGranuleBytes
     // A job whose stream made no progress for this long is checked with DeviceQueue::health.
     std::chrono::milliseconds stall{100};
+    // Workers left without copies keep watching for the next one this long (spinning, yielding
+    // the core) before they sleep on a condition variable: waking sleeping threads delays a
+    // copy's first DMA (0: sleep at once).
+    std::chrono::microseconds linger{0};
     // Called (from a worker) when a copy to the host has written its last byte into the
     // user's memory or was given up: the HostWriteTracker's end().
     std::function<void(void *stream)> host_writes_done;

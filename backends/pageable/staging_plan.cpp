@@ -2,6 +2,7 @@
 #include "staging_plan.hpp"
 
 #include <algorithm>
+#include <iterator>
 
 namespace xfer::cuda::pageable {
 
@@ -45,13 +46,31 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
     ChunkLayout l;
     l.bytes = bytes;
     l.chunk = plan_chunk(bytes, max_chunk);
-    const std::size_t edge = round_up(l.chunk / 4, kPage);
-    if (bytes >= 2 * l.chunk && edge != 0 && edge < l.chunk) { // edge 0: a chunk under 4 bytes
-        l.edge = edge;
-        l.count = chunk_count(bytes - 2 * edge, l.chunk) + 2;
-    } else {
+    const std::size_t edge = round_up(l.chunk / kEdgeDivisor, kPage);
+    if (bytes < 2 * l.chunk || edge == 0 || edge >= l.chunk) { // edge 0: a chunk under 4 bytes
         l.count = chunk_count(bytes, l.chunk);
+        return l;
     }
+    // The tail halves from chunk/2 down to the edge (a page at least: sizes may repeat there).
+    std::size_t tail_bytes = 0;
+    for (std::size_t part = l.chunk / 2; l.tail_count < std::size(l.tail); part /= 2) {
+        const std::size_t t = std::max(round_up(part, kPage), edge);
+        l.tail[l.tail_count++] = t;
+        tail_bytes += t;
+        if (t == edge) {
+            break;
+        }
+    }
+    if (bytes < edge + tail_bytes + l.chunk) { // no whole chunk between: head and tail only
+        l.tail_count = 0;
+        tail_bytes = edge;
+        l.tail[l.tail_count++] = edge;
+    }
+    l.edge = edge;
+    const std::size_t middle = bytes - edge - tail_bytes;
+    l.whole = middle / l.chunk;
+    l.remainder = middle % l.chunk;
+    l.count = 1 + (l.remainder != 0 ? 1 : 0) + l.whole + l.tail_count;
     return l;
 }
 
@@ -62,11 +81,25 @@ Span ChunkLayout::span(std::size_t index) const noexcept {
     if (index == 0) {
         return Span{0, edge};
     }
-    if (index + 1 == count) {
-        return Span{bytes - edge, edge};
+    std::size_t offset = edge;
+    if (remainder != 0) {
+        if (index == 1) {
+            return Span{offset, remainder};
+        }
+        offset += remainder;
+        --index;
     }
-    const Span middle = nth_chunk(bytes - 2 * edge, chunk, index - 1);
-    return Span{edge + middle.offset, middle.bytes};
+    if (index <= whole) {
+        return Span{offset + (index - 1) * chunk, chunk};
+    }
+    offset += whole * chunk;
+    for (std::size_t j = 0; j < tail_count; ++j) {
+        if (index == whole + 1 + j) {
+            return Span{offset, tail[j]};
+        }
+        offset += tail[j];
+    }
+    return Span{bytes, 0};
 }
 
 std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept {

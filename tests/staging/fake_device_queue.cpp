@@ -55,6 +55,24 @@ void FakeStream::copy(void *dst, const void *src, std::size_t bytes) {
     push(op);
 }
 
+void FakeStream::freeze() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    frozen_ = true;
+}
+
+void FakeStream::thaw() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        frozen_ = false;
+    }
+    changed_.notify_all();
+}
+
+bool FakeStream::idle() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ops_.empty() && !busy_ && !failed_.load();
+}
+
 bool FakeStream::synchronize() {
     std::unique_lock<std::mutex> lock(mutex_);
     changed_.wait(lock, [&] { return failed_.load() || (ops_.empty() && !busy_); });
@@ -69,7 +87,7 @@ void FakeStream::fail() {
 void FakeStream::run() {
     std::unique_lock<std::mutex> lock(mutex_);
     for (;;) {
-        changed_.wait(lock, [&] { return stop_ || (!ops_.empty() && !failed_.load()); });
+        changed_.wait(lock, [&] { return stop_ || (!ops_.empty() && !failed_.load() && !frozen_); });
         if (stop_) {
             return;
         }
@@ -140,6 +158,13 @@ xfer_status FakeDeviceQueue::health(void *stream, std::string *why) noexcept {
         return XFER_ERROR_BACKEND;
     }
     return XFER_SUCCESS;
+}
+
+bool FakeDeviceQueue::idle(void *stream) noexcept {
+    idle_calls_.fetch_add(1);
+    const bool idle = static_cast<FakeStream *>(stream)->idle();
+    idle_answers_.fetch_add(idle ? 1 : 0);
+    return idle;
 }
 
 FakeWords::FakeWords(std::size_t count) : storage_(count, 0) {}

@@ -33,6 +33,13 @@ class FakeStream {
     void release();
     void copy(void *dst, const void *src, std::size_t bytes);
 
+    // Stops running operations without queuing anything (unlike hold(): the stream stays idle
+    // while nothing is queued), until thaw().
+    void freeze();
+    void thaw();
+    // Nothing queued is left to run (and the stream did not fail): cudaStreamQuery's success.
+    bool idle();
+
     // Waits until everything queued has run; false if the stream failed (never hangs then).
     bool synchronize();
     // From the next operation on, the stream runs nothing more and reports a failure.
@@ -60,6 +67,7 @@ class FakeStream {
     bool busy_ = false;
     bool stop_ = false;
     bool held_ = false;
+    bool frozen_ = false;
     std::atomic<bool> failed_{false};
     std::atomic<std::size_t> executed_{0};
     std::thread thread_;
@@ -72,17 +80,23 @@ class FakeDeviceQueue final : public cuda::pageable::DeviceQueue {
     xfer_status copy(void *stream, void *dst, const void *src, std::size_t bytes, cuda::pageable::Way way,
                      std::string *why) noexcept override;
     xfer_status health(void *stream, std::string *why) noexcept override;
+    bool idle(void *stream) noexcept override;
 
     // The n-th copy queued from now on (1 = the next) is refused.
     void refuse_copy(std::size_t n) { refuse_in_.store(n); }
     std::size_t copies() const { return copies_.load(); }
     // health() calls so far; and those about `stream` after forbid(stream) (it was destroyed).
     std::size_t health_calls() const { return health_calls_.load(); }
+    // idle() calls so far, and those that answered true.
+    std::size_t idle_calls() const { return idle_calls_.load(); }
+    std::size_t idle_answers() const { return idle_answers_.load(); }
     void forbid(void *stream) { forbidden_.store(stream); }
     std::size_t forbidden_calls() const { return forbidden_calls_.load(); }
 
   private:
     std::atomic<std::size_t> health_calls_{0};
+    std::atomic<std::size_t> idle_calls_{0};
+    std::atomic<std::size_t> idle_answers_{0};
     std::atomic<void *> forbidden_{nullptr};
     std::atomic<std::size_t> forbidden_calls_{0};
     std::atomic<std::size_t> refuse_in_{0};

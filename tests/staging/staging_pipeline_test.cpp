@@ -36,13 +36,15 @@ struct Shape {
     std::size_t threads;
     std::size_t chunk;
     std::size_t slots; // the arena, in chunks
+    std::chrono::microseconds linger{0};
 };
 
 // One worker and a one-slot arena (every chunk waits for the one before); three workers and
-// four slots; eight workers, small chunks and many slots (many pieces, copies side by side).
+// four slots, lingering between copies (they find the next copy without being woken); eight
+// workers, small chunks and many slots (many pieces, copies side by side).
 const Shape kShapes[] = {
     {"threads1_slots1", 1, 1 * MiB, 1},
-    {"threads3_slots4", 3, 2 * MiB, 4},
+    {"threads3_slots4_linger", 3, 2 * MiB, 4, std::chrono::milliseconds(2)},
     {"threads8_slots16", 8, 512 * KiB, 16},
 };
 
@@ -56,6 +58,7 @@ struct Rig {
         c.chunk_bytes = shape.chunk;
         c.arena_bytes = arena.size();
         c.stall = stall;
+        c.linger = shape.linger;
         c.host_writes_done = [this](void *) { host_writes_done.fetch_add(1); };
         pipeline = std::make_unique<StagingPipeline>(queue, c, arena.data(), words.words());
         EXPECT_TRUE(pipeline->start());
@@ -222,6 +225,73 @@ INSTANTIATE_TEST_SUITE_P(Shapes, StagingPipelineTest, ::testing::ValuesIn(kShape
                          [](const ::testing::TestParamInfo<Shape> &info) { return std::string(info.param.label); });
 
 const Shape kDefaultShape = {"threads4_slots8", 4, 1 * MiB, 8};
+
+TEST(StagingPipelineOrder, ACopyOnAnIdleStreamIsFilledBeforeTheStreamReachesIt) {
+    // The stream had nothing left to run when the copy was submitted: earlier work is done, so
+    // the workers fill the first slot without waiting for the stream to write the ready word.
+    Rig rig(kDefaultShape);
+    FakeStream s;
+    s.freeze(); // idle, and runs nothing of what is queued from now on
+    const std::size_t bytes = 3 * MiB + 5;
+    const Bytes host = random_bytes(bytes, 41);
+    Bytes device(bytes, 0);
+    rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+    EXPECT_EQ(1u, rig.queue.idle_answers()) << "the submission asks whether the stream is idle, once";
+    // The first chunk's slot starts at granule 0 of the empty arena; its host word says "filled".
+    const std::uint32_t *filled = rig.words.words()[0].host;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (__atomic_load_n(filled, __ATOMIC_ACQUIRE) == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    ASSERT_NE(0u, __atomic_load_n(filled, __ATOMIC_ACQUIRE)) << "the first slot was not filled while the stream slept";
+    const Span head = plan_layout(bytes, kDefaultShape.chunk).span(0);
+    EXPECT_EQ(0, std::memcmp(rig.arena.data(), host.data(), head.bytes)) << "the slot holds the copy's first bytes";
+    EXPECT_TRUE(same_bytes(Bytes(bytes, 0), device)) << "no DMA ran on the frozen stream";
+    s.thaw();
+    ASSERT_TRUE(s.synchronize());
+    EXPECT_TRUE(same_bytes(host, device));
+}
+
+TEST(StagingPipelineOrder, ABusyStreamIsNotIdle) {
+    // Work queued ahead (here a hold, as a kernel or a host function would be): the copy waits
+    // for the stream to reach it, however long (AHeldStreamStartsNothingEarly... checks the bytes).
+    Rig rig(kDefaultShape);
+    FakeStream s;
+    s.hold();
+    const std::size_t bytes = 2 * MiB;
+    const Bytes host = random_bytes(bytes, 42);
+    Bytes device(bytes, 0);
+    rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+    EXPECT_EQ(1u, rig.queue.idle_calls());
+    EXPECT_EQ(0u, rig.queue.idle_answers());
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_EQ(0u, __atomic_load_n(rig.words.words()[0].host, __ATOMIC_ACQUIRE)) << "filled before the stream got there";
+    s.release();
+    ASSERT_TRUE(s.synchronize());
+    EXPECT_TRUE(same_bytes(host, device));
+}
+
+TEST(StagingPipelineLinger, CloseDoesNotWaitOutTheLinger) {
+    Shape shape = kDefaultShape;
+    shape.linger = std::chrono::seconds(30);
+    Rig rig(shape);
+    FakeStream s;
+    const std::size_t bytes = 3 * MiB;
+    const Bytes host = random_bytes(bytes, 43);
+    Bytes device(bytes, 0);
+    Bytes back(bytes, 0);
+    rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+    ASSERT_TRUE(s.synchronize());
+    // Lingering workers pick up a copy that comes while they watch, both ways.
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    rig.stage(device.data(), back.data(), bytes, Way::to_host, s);
+    ASSERT_TRUE(s.synchronize());
+    EXPECT_TRUE(same_bytes(host, back));
+    const auto t0 = std::chrono::steady_clock::now();
+    rig.pipeline->close();
+    EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15))
+        << "close() waited for the workers' 30 s linger to run out";
+}
 
 TEST(StagingPipelineFailure, AFailedStreamGivesUpItsCopyAndNothingHangs) {
     for (Way way : {Way::to_device, Way::to_host}) {

@@ -82,19 +82,32 @@ TEST(StagingPlan, ChunksCoverEveryCopy) {
 }
 
 TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
-    // 64 MiB in 8 MiB chunks: a 2 MiB head, seven full chunks and a short one, a 2 MiB tail.
+    // 64 MiB in 8 MiB chunks: a 1 MiB head, seven whole chunks, a tail of 4, 2 and 1 MiB.
     const ChunkLayout l = plan_layout(64 * MiB, 8 * MiB);
     EXPECT_EQ(8 * MiB, l.chunk);
-    EXPECT_EQ(2 * MiB, l.edge);
-    EXPECT_EQ(10u, l.count);
-    EXPECT_EQ(2 * MiB, l.span(0).bytes);
-    EXPECT_EQ(8 * MiB, l.span(1).bytes);
-    EXPECT_EQ(64 * MiB - 2 * MiB, l.span(9).offset);
+    EXPECT_EQ(8 * MiB / kEdgeDivisor, l.edge);
+    EXPECT_EQ(1 * MiB, l.edge);
+    EXPECT_EQ(0u, l.remainder);
+    EXPECT_EQ(11u, l.count);
+    const std::size_t expected[] = {1, 8, 8, 8, 8, 8, 8, 8, 4, 2, 1};
+    for (std::size_t i = 0; i < l.count; ++i) {
+        EXPECT_EQ(expected[i] * MiB, l.span(i).bytes) << "chunk " << i;
+    }
+    EXPECT_EQ(64 * MiB - 1 * MiB, l.span(10).offset);
+    // 100 MiB: what no whole chunk fills (4 MiB) comes right after the head, not at the end.
+    const ChunkLayout r = plan_layout(100 * MiB, 8 * MiB);
+    EXPECT_EQ(4 * MiB, r.remainder);
+    EXPECT_EQ(4 * MiB, r.span(1).bytes);
+    EXPECT_EQ(1 * MiB, r.span(1).offset);
+    EXPECT_EQ(8 * MiB, r.span(2).bytes);
+    EXPECT_EQ(1 * MiB, r.span(r.count - 1).bytes);
     // Below two chunks: equal chunks, no edges.
     EXPECT_EQ(0u, plan_layout(700 * KiB, 8 * MiB).edge);
-    const std::size_t sizes[] = {1, 10, 4095, 700 * KiB + 3, MiB, 3 * MiB + 17, 16 * MiB + 1, 64 * MiB, 1024 * MiB + 5};
-    EXPECT_EQ(0u, plan_layout(10, 2).edge) << "chunks too small for a quarter-chunk edge have none";
-    for (std::size_t max_chunk : {std::size_t{2}, std::size_t{4096}, 700 * KiB, 8 * MiB}) {
+    const std::size_t sizes[] = {
+        1, 10, 4095, 700 * KiB + 3, MiB, 3 * MiB + 17, 16 * MiB + 1, 64 * MiB, 100 * MiB + 13, 1024 * MiB + 5};
+    EXPECT_EQ(0u, plan_layout(10, 2).edge) << "chunks too small for an edge have none";
+    for (std::size_t max_chunk :
+         {std::size_t{2}, std::size_t{4096}, std::size_t{8192}, std::size_t{12288}, 700 * KiB, 8 * MiB}) {
         for (std::size_t bytes : sizes) {
             if (bytes / max_chunk > 100000) {
                 continue; // the tiny chunk over large copies: millions of chunks, nothing new
