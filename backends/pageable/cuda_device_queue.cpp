@@ -118,6 +118,13 @@ bool CudaDeviceQueue::idle(void *stream) noexcept {
     if (s == nullptr || s == cudaStreamLegacy || s == cudaStreamPerThread) {
         return false;
     }
+    // A stream being captured into a graph is never called idle: cudaStreamQuery would end the
+    // capture with an error.
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(s, &capture) != cudaSuccess || capture != cudaStreamCaptureStatusNone) {
+        (void)cudaGetLastError();
+        return false;
+    }
     const cudaError_t err = cudaStreamQuery(s);
     if (err != cudaSuccess) {
         (void)cudaGetLastError(); // busy (not an error), or a failure the copy's own calls report

@@ -25,7 +25,8 @@ class CudaDeviceQueue final : public DeviceQueue {
                      std::string *why) noexcept override;
     xfer_status health(void *stream, std::string *why) noexcept override;
     // cudaStreamQuery == cudaSuccess; false for the legacy and per-thread default streams, whose
-    // work also waits for other streams' (xfer's own streams are non-blocking).
+    // work also waits for other streams' (xfer's own streams are non-blocking), and for a stream
+    // being captured (cudaStreamIsCapturing first: a query would invalidate the capture).
     bool idle(void *stream) noexcept override;
 
   private:

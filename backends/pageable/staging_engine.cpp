@@ -73,6 +73,7 @@ bool StagingEngine::start() noexcept {
     pc.threads = config_.threads;
     pc.chunk_bytes = config_.chunk_bytes;
     pc.linger = config_.linger;
+    pc.linger_workers = config_.linger_workers;
     pc.arena_bytes = arena_bytes;
     HostWriteTracker *tracker = &host_writes_;
     const int device = owner_.device;

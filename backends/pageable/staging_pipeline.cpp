@@ -287,7 +287,8 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         }
         // Published before its operations are queued, so that the workers fill the first
         // slots while this thread queues the rest: a chunk becomes eligible only through
-        // flags the stream writes, so none runs ahead of what was queued.
+        // flags the stream writes (or, on an idle stream, a slot's first fill, which reads
+        // memory nothing on the stream still writes), and no DMA runs ahead of what was queued.
         job->progress.store(now_ns());
         claimable_.splice(claimable_.end(), claimable_node);
         jobs_.splice(jobs_.end(), jobs_node);
@@ -297,7 +298,11 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         *taken = true;
     }
     claim_epoch_.fetch_add(1, std::memory_order_release);
-    work_.notify_all();
+    // A lingering worker sees the epoch and wakes the sleeping ones itself (worker()): the
+    // submitting thread then pays no futex wake-ups.
+    if (lingering_.load(std::memory_order_acquire) == 0) {
+        work_.notify_all();
+    }
     const xfer_status queued = enqueue(*job, why);
     if (queued == XFER_SUCCESS && !wait_host) {
         // Asynchronous and queued: nothing left that needs the mutex, which the workers just
@@ -490,9 +495,12 @@ void StagingPipeline::worker() noexcept {
             lock.lock();
             idle_since = Clock::now();
         } else if (jobs_.empty()) {
-            if (Clock::now() - idle_since < config_.linger) {
+            if (Clock::now() - idle_since < config_.linger &&
+                lingering_.load(std::memory_order_relaxed) < config_.linger_workers) {
                 // Lingering: the next copy's submission bumps the epoch, watched without the
-                // mutex; the copy then starts without a futex wake-up per worker.
+                // mutex; the copy starts at once, and the submitter leaves waking the sleeping
+                // workers to this one (see submit).
+                lingering_.fetch_add(1, std::memory_order_relaxed); // under mutex_
                 const std::uint32_t seen = claim_epoch_.load(std::memory_order_acquire);
                 const auto until = idle_since + config_.linger;
                 lock.unlock();
@@ -500,10 +508,23 @@ void StagingPipeline::worker() noexcept {
                     back_off(std::chrono::nanoseconds(0));
                 }
                 lock.lock();
+                // Checked and counted down under the mutex: a submitter that saw this worker
+                // lingering (and did not wake the others) published its copy before this
+                // check, so the copy is seen here and the sleepers are woken.
+                lingering_.fetch_sub(1, std::memory_order_relaxed);
+                if (!jobs_.empty()) {
+                    ++counters_.linger_pickups;
+                    // Woken outside the mutex: the futex calls take tens of microseconds, and
+                    // the woken threads and the stream's progress need the mutex meanwhile.
+                    lock.unlock();
+                    work_.notify_all();
+                    lock.lock();
+                }
                 if (claim_epoch_.load(std::memory_order_acquire) != seen) {
                     idle_since = Clock::now(); // a copy came: its waits are watched at full rate
                 }
             } else {
+                ++counters_.sleeps;
                 work_.wait(lock);
                 idle_since = Clock::now();
             }

@@ -105,10 +105,12 @@ struct PipelineConfig {
     std::size_t arena_bytes = 0; // page-locked staging memory, in granules of kArenaGranuleBytes
     // A job whose stream made no progress for this long is checked with DeviceQueue::health.
     std::chrono::milliseconds stall{100};
-    // Workers left without copies keep watching for the next one this long (spinning, yielding
-    // the core) before they sleep on a condition variable: waking sleeping threads delays a
-    // copy's first DMA (0: sleep at once).
+    // Up to `linger_workers` workers left without copies keep watching for the next one this
+    // long (spinning, yielding) before they sleep on a condition variable; the others sleep at
+    // once. A copy then starts on the lingering ones, which wake the rest: its submitting thread
+    // wakes no thread (linger 0 or linger_workers 0: every worker sleeps at once).
     std::chrono::microseconds linger{0};
+    std::size_t linger_workers = 0;
     // Called (from a worker) when a copy to the host has written its last byte into the
     // user's memory or was given up: the HostWriteTracker's end().
     std::function<void(void *stream)> host_writes_done;
@@ -157,11 +159,14 @@ class StagingPipeline {
     void close() noexcept;
 
     // Counters for tests and `xfer-tool`: copies staged, copies sent the direct way for want
-    // of arena room, copies given up.
+    // of arena room, copies given up; times an idle worker went to sleep, and times a
+    // lingering worker found a new copy (and woke the sleeping ones).
     struct Counters {
         std::uint64_t staged = 0;
         std::uint64_t no_room = 0;
         std::uint64_t given_up = 0;
+        std::uint64_t sleeps = 0;
+        std::uint64_t linger_pickups = 0;
     };
     Counters counters() const noexcept;
 
@@ -213,6 +218,8 @@ class StagingPipeline {
     // Bumped when there may be something to claim (a claim, a submission): the idle workers
     // that are not polling watch it without the mutex.
     std::atomic<std::uint32_t> claim_epoch_{0};
+    // Workers lingering now (changed under mutex_, read by submit without it).
+    std::atomic<std::size_t> lingering_{0};
     std::vector<std::thread> workers_;
     std::thread watchdog_;
 };

@@ -51,7 +51,8 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
         l.count = chunk_count(bytes, l.chunk);
         return l;
     }
-    // The tail halves from chunk/2 down to the edge (a page at least: sizes may repeat there).
+    // The tail halves from chunk/2 down to the edge, in whole pages (with chunks of a few
+    // pages it may add up to more than one chunk).
     std::size_t tail_bytes = 0;
     for (std::size_t part = l.chunk / 2; l.tail_count < std::size(l.tail); part /= 2) {
         const std::size_t t = std::max(round_up(part, kPage), edge);
@@ -61,7 +62,7 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
             break;
         }
     }
-    if (bytes < edge + tail_bytes + l.chunk) { // no whole chunk between: head and tail only
+    if (bytes < edge + tail_bytes + l.chunk) { // no room for that tail and a whole chunk: one edge
         l.tail_count = 0;
         tail_bytes = edge;
         l.tail[l.tail_count++] = edge;
@@ -70,6 +71,14 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept {
     const std::size_t middle = bytes - edge - tail_bytes;
     l.whole = middle / l.chunk;
     l.remainder = middle % l.chunk;
+    // Bytes past the last whole page go to the last chunk where they fit, so that every chunk
+    // but the last starts and ends on a page (the DMAs and the workers' pieces stay aligned),
+    // and a copy of 64 MiB + 1 byte has no chunk of one byte.
+    const std::size_t odd = l.remainder % kPage;
+    if (odd != 0 && l.tail[l.tail_count - 1] + odd <= l.chunk) {
+        l.tail[l.tail_count - 1] += odd;
+        l.remainder -= odd;
+    }
     l.count = 1 + (l.remainder != 0 ? 1 : 0) + l.whole + l.tail_count;
     return l;
 }

@@ -43,9 +43,10 @@ namespace xfer::cuda::pageable {
 // The staging arena is reserved in granules of this size: a slot is a run of whole granules.
 constexpr std::size_t kArenaGranuleBytes = std::size_t{64} << 10;
 
-// A staged copy is cut into about this many DMA chunks: each costs the calling thread two
-// queued operations (~7 us together on the H200 machine), so a 64 MiB copy (~1.4 ms) spends
-// ~4% of its time queuing, while the first DMA waits for one chunk only (12 chunks: 6.4%).
+// A staged copy is cut into about this many chunks' worth (plan_layout adds a short head and a
+// halving tail: 11 DMA chunks at 64 MiB). Each chunk costs the calling thread two queued
+// operations (~5-7 us together on the H200 machine): the asynchronous call's host time was
+// 1.7-4% of a 64 MiB to 1 GiB copy there (docs/performance.md, seventh session).
 constexpr std::size_t kTargetChunks = 8;
 
 // A DMA chunk is never smaller than this (unless the copy is), so that small staged copies do
@@ -67,13 +68,14 @@ std::size_t plan_chunk(std::size_t bytes, std::size_t max_chunk) noexcept;
 // large) is moved. On the H200 machine (64 MiB, 8 MiB chunks, the remainder last) the host
 // drained a 6 MiB chunk for ~0.15 ms after the last DMA, and the DMA of a chunk the workers had
 // just written ran at 20-29 GB/s (the head, the remainder, the tail; the link moves 55).
-// Smaller copies: equal chunks, only the last may be shorter (edge 0).
+// Bytes past the last whole page end the last chunk (where it fits), so the others stay
+// page-aligned. Smaller copies: equal chunks, only the last may be shorter (edge 0).
 constexpr std::size_t kEdgeDivisor = 8;
 struct ChunkLayout {
     std::size_t bytes = 0;
     std::size_t chunk = 0;
     std::size_t edge = 0;      // the head's bytes; 0: equal chunks
-    std::size_t remainder = 0; // after the head, before the whole chunks (0: none)
+    std::size_t remainder = 0; // after the head, before the whole chunks (0: none); whole pages where it can
     std::size_t whole = 0;     // chunks of `chunk` bytes
     std::size_t tail[4] = {};  // chunk/2 ... edge (tail_count of them)
     std::size_t tail_count = 0;

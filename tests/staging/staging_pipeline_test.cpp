@@ -37,6 +37,7 @@ struct Shape {
     std::size_t chunk;
     std::size_t slots; // the arena, in chunks
     std::chrono::microseconds linger{0};
+    std::size_t linger_workers = 2;
 };
 
 // One worker and a one-slot arena (every chunk waits for the one before); three workers and
@@ -44,7 +45,7 @@ struct Shape {
 // workers, small chunks and many slots (many pieces, copies side by side).
 const Shape kShapes[] = {
     {"threads1_slots1", 1, 1 * MiB, 1},
-    {"threads3_slots4_linger", 3, 2 * MiB, 4, std::chrono::milliseconds(2)},
+    {"threads3_slots4_linger", 3, 2 * MiB, 4, std::chrono::milliseconds(2), 3},
     {"threads8_slots16", 8, 512 * KiB, 16},
 };
 
@@ -59,6 +60,7 @@ struct Rig {
         c.arena_bytes = arena.size();
         c.stall = stall;
         c.linger = shape.linger;
+        c.linger_workers = shape.linger_workers;
         c.host_writes_done = [this](void *) { host_writes_done.fetch_add(1); };
         pipeline = std::make_unique<StagingPipeline>(queue, c, arena.data(), words.words());
         EXPECT_TRUE(pipeline->start());
@@ -282,15 +284,85 @@ TEST(StagingPipelineLinger, CloseDoesNotWaitOutTheLinger) {
     Bytes back(bytes, 0);
     rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
     ASSERT_TRUE(s.synchronize());
-    // Lingering workers pick up a copy that comes while they watch, both ways.
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    // Lingering workers pick up a copy that comes while they watch (and wake the others).
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    const auto before = rig.pipeline->counters();
     rig.stage(device.data(), back.data(), bytes, Way::to_host, s);
     ASSERT_TRUE(s.synchronize());
     EXPECT_TRUE(same_bytes(host, back));
+    EXPECT_GE(rig.pipeline->counters().linger_pickups, before.linger_pickups + 1)
+        << "no lingering worker saw the second copy";
     const auto t0 = std::chrono::steady_clock::now();
     rig.pipeline->close();
     EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(15))
         << "close() waited for the workers' 30 s linger to run out";
+}
+
+TEST(StagingPipelineLinger, EveryWorkerSleepsAgainOnceTheLingerEnds) {
+    Shape shape = kDefaultShape; // four workers, two of them lingering at most
+    shape.linger = std::chrono::milliseconds(20);
+    Rig rig(shape);
+    FakeStream s;
+    const std::size_t bytes = 3 * MiB;
+    const Bytes host = random_bytes(bytes, 44);
+    Bytes device(bytes, 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(100)); // all asleep after starting
+    const std::uint64_t asleep_before = rig.pipeline->counters().sleeps;
+    rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+    ASSERT_TRUE(s.synchronize());
+    EXPECT_TRUE(same_bytes(host, device));
+    // Each of the four was woken for the copy (by the submitter or a lingering worker) and goes
+    // back to sleep, the lingering ones 20 ms after their last work: no worker spins on.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (rig.pipeline->counters().sleeps < asleep_before + shape.threads &&
+           std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    EXPECT_GE(rig.pipeline->counters().sleeps, asleep_before + shape.threads);
+}
+
+TEST(StagingPipelineLinger, AtMostLingerWorkersSpinTheOthersSleep) {
+    for (std::size_t lingering : {std::size_t{2}, std::size_t{4}}) {
+        Shape shape = kDefaultShape; // four workers
+        shape.linger = std::chrono::seconds(30);
+        shape.linger_workers = lingering;
+        Rig rig(shape);
+        FakeStream s;
+        const std::size_t bytes = 3 * MiB;
+        const Bytes host = random_bytes(bytes, 46);
+        Bytes device(bytes, 0);
+        for (int i = 0; i < 2; ++i) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+            ASSERT_TRUE(s.synchronize());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        EXPECT_TRUE(same_bytes(host, device));
+        const auto c = rig.pipeline->counters();
+        if (lingering == shape.threads) {
+            EXPECT_EQ(0u, c.sleeps) << "every worker lingers: none sleeps within the 30 s";
+        } else {
+            // Two sleep at the start and after each copy: at least 3 x 2.
+            EXPECT_GE(c.sleeps, 3 * (shape.threads - lingering));
+        }
+        EXPECT_GE(c.linger_pickups, 1u) << lingering << " lingering";
+    }
+}
+
+TEST(StagingPipelineLinger, NoWorkerLingersWithLingerZero) {
+    Rig rig(kDefaultShape); // linger 0
+    FakeStream s;
+    const std::size_t bytes = 3 * MiB;
+    const Bytes host = random_bytes(bytes, 45);
+    Bytes device(bytes, 0);
+    for (int i = 0; i < 2; ++i) {
+        rig.stage(device.data(), const_cast<unsigned char *>(host.data()), bytes, Way::to_device, s);
+        ASSERT_TRUE(s.synchronize());
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(same_bytes(host, device));
+    EXPECT_EQ(0u, rig.pipeline->counters().linger_pickups);
+    EXPECT_GT(rig.pipeline->counters().sleeps, 0u);
 }
 
 TEST(StagingPipelineFailure, AFailedStreamGivesUpItsCopyAndNothingHangs) {

@@ -101,13 +101,45 @@ TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
     EXPECT_EQ(1 * MiB, r.span(1).offset);
     EXPECT_EQ(8 * MiB, r.span(2).bytes);
     EXPECT_EQ(1 * MiB, r.span(r.count - 1).bytes);
+    // 64 MiB + 1 byte: the byte ends the last chunk; every chunk starts on a page.
+    const ChunkLayout odd = plan_layout(64 * MiB + 1, 8 * MiB);
+    EXPECT_EQ(0u, odd.remainder);
+    EXPECT_EQ(11u, odd.count);
+    EXPECT_EQ(1 * MiB + 1, odd.span(10).bytes);
+    for (std::size_t i = 0; i < odd.count; ++i) {
+        EXPECT_EQ(0u, odd.span(i).offset % 4096) << "chunk " << i;
+    }
+    // 100 MiB + 4097: the whole page goes after the head, the odd byte to the end.
+    const ChunkLayout r2 = plan_layout(100 * MiB + 4097, 8 * MiB);
+    EXPECT_EQ(4 * MiB + 4096, r2.remainder);
+    EXPECT_EQ(1 * MiB + 1, r2.span(r2.count - 1).bytes);
+    // Too small for a halving tail and a whole chunk (12 KiB chunks, a tail of 8 + 4 KiB): one
+    // edge at each end.
+    const ChunkLayout small = plan_layout(26000, 12288);
+    EXPECT_EQ(12288u, small.chunk);
+    EXPECT_EQ(1u, small.tail_count);
+    EXPECT_EQ(4096u, small.span(small.count - 1).bytes - 26000 % 4096);
     // Below two chunks: equal chunks, no edges.
     EXPECT_EQ(0u, plan_layout(700 * KiB, 8 * MiB).edge);
-    const std::size_t sizes[] = {
-        1, 10, 4095, 700 * KiB + 3, MiB, 3 * MiB + 17, 16 * MiB + 1, 64 * MiB, 100 * MiB + 13, 1024 * MiB + 5};
+    const std::size_t sizes[] = {1,
+                                 10,
+                                 4095,
+                                 24576,
+                                 26000,
+                                 28671,
+                                 45000,
+                                 700 * KiB + 3,
+                                 MiB,
+                                 3 * MiB + 17,
+                                 16 * MiB + 1,
+                                 64 * MiB,
+                                 64 * MiB + 1,
+                                 100 * MiB + 13,
+                                 100 * MiB + 4097,
+                                 1024 * MiB + 5};
     EXPECT_EQ(0u, plan_layout(10, 2).edge) << "chunks too small for an edge have none";
-    for (std::size_t max_chunk :
-         {std::size_t{2}, std::size_t{4096}, std::size_t{8192}, std::size_t{12288}, 700 * KiB, 8 * MiB}) {
+    for (std::size_t max_chunk : {std::size_t{2}, std::size_t{4096}, std::size_t{5000}, std::size_t{8192},
+                                  std::size_t{12288}, std::size_t{20480}, 700 * KiB, 8 * MiB}) {
         for (std::size_t bytes : sizes) {
             if (bytes / max_chunk > 100000) {
                 continue; // the tiny chunk over large copies: millions of chunks, nothing new
@@ -119,6 +151,10 @@ TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
                 EXPECT_EQ(expected_offset, s.offset) << "chunk " << i << " of " << bytes << " by " << max_chunk;
                 EXPECT_GT(s.bytes, 0u) << "chunk " << i << " of " << bytes << " by " << max_chunk;
                 EXPECT_LE(s.bytes, layout.chunk) << "a chunk must fit a slot";
+                if (layout.edge != 0 && max_chunk % 4096 == 0 && i + 1 < layout.count) {
+                    EXPECT_EQ(0u, s.bytes % 4096) << "chunk " << i << " of " << bytes << " by " << max_chunk
+                                                  << ": only the last may end off a page";
+                }
                 expected_offset += s.bytes;
             }
             EXPECT_EQ(bytes, expected_offset) << bytes << " by " << max_chunk;

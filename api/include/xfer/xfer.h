@@ -30,9 +30,10 @@
  *    memory exactly as for page-locked memory. On the pageable backend a copy of at least
  *    staged_min_bytes returns at once with its default staging = async: the stream itself
  *    waits for the staging engine's threads (stream memory operations), which start when the
- *    stream reaches the copy. With staging = sync it returns once the host memory was read
- *    (to device) or written (to host). Smaller copies go to cudaMemcpyAsync, whose pageable
- *    copies may wait for the stream (to the host they always do).
+ *    stream reaches the copy (at once if it had nothing left to run). With staging = sync it
+ *    returns once the host memory was read (to device) or written (to host). Smaller copies
+ *    go to cudaMemcpyAsync, whose pageable copies may wait for the stream (to the host they
+ *    always do).
  *  - Pageable host memory and host functions: a copy reading pageable memory sees what host
  *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
  *    earlier copies to the host) wrote into it. Host functions launched directly on the
@@ -386,9 +387,10 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     call; errors are the runtime's: a refused copy is handed to cudaMemcpyAsync);
     pageable = the staging engine for copies of at least its staged_min_bytes (queued at call
     time on `s`: per chunk, cuStreamBatchMemOp waits for host threads to fill a page-locked
-    slot, cudaMemcpyAsync moves it and a flag write tells the threads it is done; to the host
-    the reverse, the stream waiting at the end until the threads have written the user's
-    memory; the call returns at once, or with staging = sync once the host memory was read or
+    slot, cudaMemcpyAsync moves it and a flag write tells the threads it is done, the threads
+    starting when the stream reaches the copy, or at once on a stream cudaStreamQuery finds
+    idle; to the host the reverse, the stream waiting at the end until the threads have
+    written the user's memory; the call returns at once, or with staging = sync once the host memory was read or
     written), cudaMemcpyAsync for smaller ones; managed = cudaMemPrefetchAsync
     to the device / to the host;
     zerocopy = nothing moves, only stream order is kept.
