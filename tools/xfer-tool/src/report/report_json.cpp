@@ -167,8 +167,11 @@ Report report_from_json(const json &j) {
             f.bytes = jf.value("bytes", std::uint64_t{0});
             f.note = jf.value("note", "");
             if (jf.contains("median") && jf["median"].is_number()) {
-                f.stats = Stats{number_at(jf, "min"), number_at(jf, "median"), number_at(jf, "max"),
-                                jf.value("samples", std::size_t{0})};
+                f.stats = Stats{};
+                f.stats->min = number_at(jf, "min");
+                f.stats->median = number_at(jf, "median");
+                f.stats->max = number_at(jf, "max");
+                f.stats->samples = jf.value("samples", std::size_t{0});
                 // Reports written before mean / stddev existed leave them NaN (unknown).
                 if (jf.contains("mean")) f.stats->mean = number_at(jf, "mean");
                 if (jf.contains("stddev")) f.stats->stddev = number_at(jf, "stddev");
