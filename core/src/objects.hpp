@@ -145,30 +145,24 @@ inline bool gone(const ChildObject &object) { return object.released.load(std::m
 template <class T>
 class RecentLookups {
   public:
-    // The entry's record, kept alive by the entry until it is replaced (remember()).
-    T *find(std::uint64_t handle) const {
-        const std::size_t i = index_of(handle);
-        return i < kEntries ? objects_[i].get() : nullptr;
+    // The entry answering for `handle` (its object neither released nor closed), or nullptr.
+    // It holds its record until remember() replaces it.
+    const std::shared_ptr<T> *find(std::uint64_t handle) const {
+        for (std::size_t i = 0; i < kEntries; ++i) {
+            if (handles_[i] == handle && !gone(*objects_[i])) return &objects_[i];
+        }
+        return nullptr;
     }
-    std::shared_ptr<T> find_shared(std::uint64_t handle) const {
-        const std::size_t i = index_of(handle);
-        return i < kEntries ? objects_[i] : nullptr;
-    }
-    void remember(std::uint64_t handle, const std::shared_ptr<T> &object) {
-        handles_[next_] = handle;
-        objects_[next_] = object;
+    const std::shared_ptr<T> &remember(std::uint64_t handle, std::shared_ptr<T> object) {
+        const std::size_t i = next_;
+        handles_[i] = handle;
+        objects_[i] = std::move(object);
         next_ = (next_ + 1) % kEntries;
+        return objects_[i];
     }
 
   private:
     static constexpr std::size_t kEntries = 4;
-    // The entry answering for `handle` (its object neither released nor closed), or kEntries.
-    std::size_t index_of(std::uint64_t handle) const {
-        for (std::size_t i = 0; i < kEntries; ++i) {
-            if (handles_[i] == handle && !gone(*objects_[i])) return i;
-        }
-        return kEntries;
-    }
     std::uint64_t handles_[kEntries] = {};
     std::shared_ptr<T> objects_[kEntries];
     std::size_t next_ = 0;
@@ -180,20 +174,27 @@ RecentLookups<T> &recent_lookups() {
     return recent;
 }
 
-// The live object behind a handle, or throws (see raise_bad_handle, refuse_inherited).
+// The calling thread's entry for the live object behind a handle (found in RecentLookups, or
+// looked up in the table and remembered), or throws (see raise_bad_handle, refuse_inherited).
 template <class T>
-std::shared_ptr<T> lookup(const void *handle, const char *function, const char *arg) {
+const std::shared_ptr<T> &recent_entry(const void *handle, const char *function, const char *arg) {
     const auto value = reinterpret_cast<std::uintptr_t>(handle);
     RecentLookups<T> &recent = recent_lookups<T>();
-    std::shared_ptr<T> object = value != 0 ? recent.find_shared(value) : nullptr;
-    if (!object) {
+    const std::shared_ptr<T> *entry = value != 0 ? recent.find(value) : nullptr;
+    if (entry == nullptr) {
         LookupError why = LookupError::none;
-        object = table_of<T>().lookup(value, &why);
-        if (!object) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
-        recent.remember(value, object);
+        std::shared_ptr<T> found = table_of<T>().lookup(value, &why);
+        if (!found) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+        entry = &recent.remember(value, std::move(found));
     }
-    refuse_inherited(owner_of(*object), function, arg);
-    return object;
+    refuse_inherited(owner_of(**entry), function, arg);
+    return *entry;
+}
+
+// The live object behind a handle, or throws.
+template <class T>
+std::shared_ptr<T> lookup(const void *handle, const char *function, const char *arg) {
+    return recent_entry<T>(handle, function, arg);
 }
 
 // The same object, without a shared_ptr copy (an atomic increment and decrement, ~12 ns of a
@@ -204,18 +205,7 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
 // thread meanwhile: backend entries never call back into the API (xfer_backend.h).
 template <class T>
 T &lookup_ref(const void *handle, const char *function, const char *arg) {
-    const auto value = reinterpret_cast<std::uintptr_t>(handle);
-    RecentLookups<T> &recent = recent_lookups<T>();
-    T *object = value != 0 ? recent.find(value) : nullptr;
-    if (object == nullptr) {
-        LookupError why = LookupError::none;
-        std::shared_ptr<T> found = table_of<T>().lookup(value, &why);
-        if (!found) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
-        recent.remember(value, found);
-        object = found.get(); // (the entry just made holds it)
-    }
-    refuse_inherited(owner_of(*object), function, arg);
-    return *object;
+    return *recent_entry<T>(handle, function, arg);
 }
 
 // Holds a context open for one call (inside its gate), or throws if it was closed meanwhile.

@@ -447,12 +447,14 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
         // The helpers of gathers during the call wake while the plan is made (host_copy_team.hpp);
         // none when earlier work on the stream may still write host memory (the gathers then run
         // in stream order, in host functions with teams of their own).
-        std::size_t gather_bytes = 0;
-        for (size_t i = 0; i < routes.size(); ++i) {
-            gather_bytes += routes[i] == Route::staged_to_device ? sizes[i] : 0;
+        std::unique_ptr<HostCopyTeam> team;
+        if (packing && !c.host_writes.pending(s)) {
+            std::size_t gather_bytes = 0;
+            for (size_t i = 0; i < count; ++i) {
+                gather_bytes += routes[i] == Route::staged_to_device ? sizes[i] : 0;
+            }
+            team = c.packer->start_team(gather_bytes);
         }
-        const std::unique_ptr<HostCopyTeam> team =
-            packing && !c.host_writes.pending(s) ? c.packer->start_team(gather_bytes) : nullptr;
         const BatchPlan plan = packing ? plan_batch(routes.data(), sizes, count, pack) : BatchPlan{};
         if (apart.empty() && (!packing || plan.engine.size() == count)) {
             return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
