@@ -32,6 +32,8 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     if (limit > 0) {
         ctx->cache =
             std::make_unique<RegistrationCache>(static_cast<std::size_t>(limit), static_cast<std::size_t>(min_bytes));
+        ctx->cached_ranges = &ctx->cache->range_count();
+        ctx->cache_min_bytes = ctx->cache->min_bytes();
     }
     *out = std::move(ctx);
     return XFER_SUCCESS;

@@ -76,6 +76,12 @@ class RegistrationCache {
     xfer_status forget(const void *ptr, std::size_t bytes) noexcept;
     void stats(xfer_registration_stats *out) noexcept;
 
+    // The count of cached ranges (readable without the lock) and the smallest copy copy()
+    // takes: a context publishes both so that copies skip the calls above when they would do
+    // nothing (Context::may_hold_registrations, cache_may_take).
+    const std::atomic<std::size_t> &range_count() const noexcept { return ranges_; }
+    std::size_t min_bytes() const noexcept { return min_bytes_; }
+
   private:
     xfer_status evict_locked(std::uintptr_t start) noexcept; // waits for the device first
 

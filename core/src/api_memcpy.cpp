@@ -25,8 +25,15 @@ constexpr std::size_t kMaxObject = static_cast<std::size_t>(PTRDIFF_MAX);
 
 bool wraps(const void *p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) > UINTPTR_MAX - bytes; }
 
-// `index` < 0 for a single copy, else the batch entry named in the message.
-void check_range(const char *function, long long index, const void *dst, const void *src, std::size_t bytes) {
+// The common case, inline: both ranges are possible objects.
+bool range_fits(const void *dst, const void *src, std::size_t bytes) {
+    return bytes <= kMaxObject && !wraps(dst, bytes) && !wraps(src, bytes);
+}
+
+// Throws what is wrong with a range range_fits refused. `index` < 0 for a single copy, else
+// the batch entry named in the message.
+[[gnu::noinline]] void check_range(const char *function, long long index, const void *dst, const void *src,
+                                   std::size_t bytes) {
     const std::string entry = index < 0 ? std::string() : msg("entry ", index, ": ");
     if (bytes > kMaxObject) {
         raise(XFER_ERROR_INVALID_SIZE, function, ": ", entry, bytes, " bytes exceeds the largest possible object (",
@@ -49,15 +56,17 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     constexpr const char *fn = "xfer_memcpy_async";
     return guard(fn, [&] {
         // The hottest entry point: its objects are looked up without shared_ptr copies.
-        Context &context = lookup_ref<Context>(ctx, fn, "ctx");
-        Stream &stream = lookup_ref<Stream>(s, fn, "s");
+        RecentObjects &recent = this_thread_objects();
+        Context &context = lookup_ref<Context>(ctx, fn, "ctx", recent);
+        Stream &stream = lookup_ref<Stream>(s, fn, "s", recent);
         require_same_context(context, stream, fn, "stream s", "context ctx");
         if (dst == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dst is NULL");
         if (src == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": src is NULL");
         check_kind(fn, kind);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": bytes is 0");
-        check_range(fn, -1, dst, src, bytes);
-        ContextUse use(context, fn);
+        if (!range_fits(dst, src, bytes)) check_range(fn, -1, dst, src, bytes);
+        // The stream's gate alone keeps the context's native object alive (objects.hpp: the
+        // exception to the lifetime rule).
         ObjectUse stream_use(stream, fn, "s");
         const xfer_backend_table &t = context.table();
         if (t.memcpy_async == nullptr) raise_not_supported(context, fn);
@@ -86,9 +95,8 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
             if (dsts[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dsts[", i, "] is NULL");
             if (srcs[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": srcs[", i, "] is NULL");
             if (sizes[i] == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": sizes[", i, "] is 0");
-            if (sizes[i] > kMaxObject || wraps(dsts[i], sizes[i]) || wraps(srcs[i], sizes[i])) {
+            if (!range_fits(dsts[i], srcs[i], sizes[i]))
                 check_range(fn, static_cast<long long>(i), dsts[i], srcs[i], sizes[i]);
-            }
             if (sizes[i] > kMaxObject - total) {
                 raise(XFER_ERROR_INVALID_SIZE, fn, ": the sizes of entries 0..", i,
                       " add up to more than the largest possible object (", kMaxObject, " bytes)");

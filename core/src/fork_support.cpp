@@ -9,9 +9,10 @@
 #include "plugin_registry.hpp"
 
 namespace xfer::core {
-namespace {
 
-std::atomic<std::uint64_t> g_generation{0};
+std::atomic<std::uint64_t> g_fork_generation{0};
+
+namespace {
 
 // Order matters: the plugin registry's lock first (discovery takes it and never a table lock
 // inside), then the tables, which are leaves.
@@ -37,17 +38,12 @@ void in_child() {
     buffer_table().reset_in_child();
     context_table().reset_in_child();
     plugin_registry_reset_in_child();
-    g_generation.fetch_add(1);
+    g_fork_generation.fetch_add(1);
 }
 
 // Registered when libxfer.so is loaded, before the program can fork with xfer in use.
-const int kRegistered = pthread_atfork(prepare, in_parent, in_child);
+[[maybe_unused]] const int kRegistered = pthread_atfork(prepare, in_parent, in_child);
 
 } // namespace
-
-std::uint64_t fork_generation() noexcept {
-    (void)kRegistered;
-    return g_generation.load();
-}
 
 } // namespace xfer::core

@@ -8,11 +8,16 @@
 // so the child never inherits one that a vanished thread held.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace xfer::core {
 
+// Counted by the pthread_atfork child handler (fork_support.cpp); read inline, since every API
+// call compares its context's generation with it.
+extern std::atomic<std::uint64_t> g_fork_generation;
+
 // How many forks lie between the process that loaded libxfer.so and this one (0 in the parent).
-std::uint64_t fork_generation() noexcept;
+inline std::uint64_t fork_generation() noexcept { return g_fork_generation.load(std::memory_order_acquire); }
 
 } // namespace xfer::core

@@ -7,14 +7,13 @@ namespace xfer::core {
 namespace {
 
 thread_local std::string t_message;
-thread_local std::uint64_t t_generation = 0;
 
 constexpr const char *kFallback = "xfer: out of memory while recording an error message";
 
 } // namespace
 
 void set_last_error(const char *message) noexcept {
-    ++t_generation;
+    ++t_error_generation;
     try {
         t_message = message != nullptr ? message : "(a backend reported an error without a message)";
     } catch (...) {
@@ -30,14 +29,12 @@ void set_last_error(const std::string &message) noexcept { set_last_error(messag
 
 const char *last_error() noexcept { return t_message.c_str(); }
 
-std::uint64_t last_error_generation() noexcept { return t_generation; }
-
 extern "C" void plugin_set_error(xfer_status /*status*/, const char *message) {
     // The status is returned by the entry itself; the message is what the user needs.
     set_last_error(message);
 }
 
-ErrorCapture::ErrorCapture() : saved_(t_message), start_generation_(t_generation) {}
+ErrorCapture::ErrorCapture() : saved_(t_message), start_generation_(t_error_generation) {}
 
 ErrorCapture::~ErrorCapture() {
     try {
@@ -45,6 +42,8 @@ ErrorCapture::~ErrorCapture() {
     } catch (...) {}
 }
 
-std::string ErrorCapture::captured() const { return t_generation != start_generation_ ? t_message : std::string(); }
+std::string ErrorCapture::captured() const {
+    return t_error_generation != start_generation_ ? t_message : std::string();
+}
 
 } // namespace xfer::core

@@ -43,18 +43,15 @@ void raise_bad_handle(const char *function, const char *arg, const void *handle,
           " (already released, its context was closed, or it was never created)");
 }
 
-ContextUse::ContextUse(Context &ctx, const char *function) : pass_(ctx.lifetime) {
-    if (!pass_.inside())
-        raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
+void raise_context_closed(const char *function) {
+    raise(XFER_ERROR_INVALID_HANDLE, function, ": the context was closed by another thread during the call");
 }
 
-ObjectUse::ObjectUse(ChildObject &object, const char *function, const char *arg) : pass_(object.lifetime) {
-    if (!pass_.inside())
-        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
+void raise_object_released(const char *function, const char *arg) {
+    raise(XFER_ERROR_INVALID_HANDLE, function, ": ", arg, " was released by another thread during the call");
 }
 
-void refuse_inherited(const Context &ctx, const char *function, const char *arg) {
-    if (ctx.fork_generation == fork_generation()) return;
+void raise_inherited(const char *function, const char *arg) {
     raise(XFER_ERROR_INVALID_STATE, function, ": ", arg,
           " was created before fork() in a parent process; a child "
           "process cannot use inherited xfer objects (their threads and device state stay in the parent): open a new "
@@ -81,11 +78,8 @@ void run_host_function(xfer_host_fn fn, void *user_data) {
     fn(user_data);
 }
 
-void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,
-                          const char *owner) {
-    if (object.ctx.get() != &ctx) {
-        raise(XFER_ERROR_INVALID_HANDLE, function, ": ", what, " belongs to another context than ", owner);
-    }
+void raise_other_context(const char *function, const char *what, const char *owner) {
+    raise(XFER_ERROR_INVALID_HANDLE, function, ": ", what, " belongs to another context than ", owner);
 }
 
 void raise_not_supported(const Context &ctx, const char *function) {

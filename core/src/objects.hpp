@@ -9,6 +9,12 @@
 // So a backend never sees an object released under its feet, and a call racing a release
 // either completes first or finds the object gone (XFER_ERROR_INVALID_HANDLE). Gates are
 // entered context first, then buffer, stream, event.
+//
+// One exception, for the hottest entry (xfer_memcpy_async): a call that holds a child object's
+// gate may skip its context's, since xfer_close closes every child's gate (waiting for the
+// calls inside) before it destroys the context's native object (retire_all). The context's
+// record stays alive through the call's lookup entry; only a closed context's new calls fail.
+// Two atomic read-modify-writes less per small copy (issue 7: the per-call overhead).
 #pragma once
 
 #include <atomic>
@@ -19,6 +25,7 @@
 #include <unordered_set>
 
 #include "error.hpp"
+#include "fork_support.hpp"
 #include "handle_table.hpp"
 #include "last_error.hpp"
 #include "lifetime_gate.hpp"
@@ -121,7 +128,10 @@ inline HandleTable<Event> &table_of<Event>() {
 
 // Throws XFER_ERROR_INVALID_STATE when `ctx` was opened before the fork() that made this
 // process (xfer.h, "fork()"): its worker threads and device state do not exist here.
-void refuse_inherited(const Context &ctx, const char *function, const char *arg);
+[[noreturn]] void raise_inherited(const char *function, const char *arg);
+inline void refuse_inherited(const Context &ctx, const char *function, const char *arg) {
+    if (ctx.fork_generation != fork_generation()) raise_inherited(function, arg);
+}
 inline const Context &owner_of(const Context &ctx) { return ctx; }
 inline const Context &owner_of(const ChildObject &object) { return *object.ctx; }
 
@@ -168,25 +178,63 @@ class RecentLookups {
     std::size_t next_ = 0;
 };
 
+// The calling thread's recent lookups of every kind, in one thread-local record: each
+// thread-local object of a shared library is found through a call (__tls_get_addr), and one
+// record per kind cost a small copy a call per handle (issue 7: the per-call overhead).
+struct RecentObjects {
+    RecentLookups<Context> contexts;
+    RecentLookups<Buffer> buffers;
+    RecentLookups<Stream> streams;
+    RecentLookups<Event> events;
+};
+// Local-dynamic: the entries that read it and the error generation (last_error.hpp) find both
+// with one lookup of this library's thread-local block.
+inline thread_local RecentObjects t_recent_objects [[gnu::tls_model("local-dynamic")]];
+
+// The calling thread's record, for an entry that looks up several handles: the compiler
+// recomputes a thread-local's address (a call) at each use, so the address is taken once and
+// kept opaque to it.
+inline RecentObjects &this_thread_objects() noexcept {
+    RecentObjects *objects = &t_recent_objects;
+    asm("" : "+r"(objects));
+    return *objects;
+}
+
 template <class T>
-RecentLookups<T> &recent_lookups() {
-    thread_local RecentLookups<T> recent;
-    return recent;
+RecentLookups<T> &recent_lookups(RecentObjects &recent = t_recent_objects) {
+    if constexpr (std::is_same_v<T, Context>) {
+        return recent.contexts;
+    } else if constexpr (std::is_same_v<T, Buffer>) {
+        return recent.buffers;
+    } else if constexpr (std::is_same_v<T, Stream>) {
+        return recent.streams;
+    } else {
+        static_assert(std::is_same_v<T, Event>, "a kind of object behind a handle");
+        return recent.events;
+    }
+}
+
+// A handle this thread has not looked up lately (or whose entry went): the table's answer,
+// remembered, or throws (raise_bad_handle). Out of line: the first call with a handle only.
+template <class T>
+[[gnu::noinline]] const std::shared_ptr<T> &look_up_and_remember(RecentLookups<T> &recent, const void *handle,
+                                                                 const char *function, const char *arg) {
+    const auto value = reinterpret_cast<std::uintptr_t>(handle);
+    LookupError why = LookupError::none;
+    std::shared_ptr<T> found = table_of<T>().lookup(value, &why);
+    if (!found) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
+    return recent.remember(value, std::move(found));
 }
 
 // The calling thread's entry for the live object behind a handle (found in RecentLookups, or
 // looked up in the table and remembered), or throws (see raise_bad_handle, refuse_inherited).
 template <class T>
-const std::shared_ptr<T> &recent_entry(const void *handle, const char *function, const char *arg) {
+inline const std::shared_ptr<T> &recent_entry(const void *handle, const char *function, const char *arg,
+                                              RecentObjects &objects = t_recent_objects) {
     const auto value = reinterpret_cast<std::uintptr_t>(handle);
-    RecentLookups<T> &recent = recent_lookups<T>();
+    RecentLookups<T> &recent = recent_lookups<T>(objects);
     const std::shared_ptr<T> *entry = value != 0 ? recent.find(value) : nullptr;
-    if (entry == nullptr) {
-        LookupError why = LookupError::none;
-        std::shared_ptr<T> found = table_of<T>().lookup(value, &why);
-        if (!found) raise_bad_handle(function, arg, handle, kind_of<T>(), why);
-        entry = &recent.remember(value, std::move(found));
-    }
+    if (entry == nullptr) entry = &look_up_and_remember(recent, handle, function, arg);
     refuse_inherited(owner_of(**entry), function, arg);
     return *entry;
 }
@@ -203,15 +251,22 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
 // thread can replace; so a caller looks up at most one object of each kind this way per call,
 // and enters its gate (ContextUse, ObjectUse) before the call ends. No other lookup runs on the
 // thread meanwhile: backend entries never call back into the API (xfer_backend.h).
+// `objects`: the thread's record, read once by a caller that looks up several handles.
 template <class T>
-T &lookup_ref(const void *handle, const char *function, const char *arg) {
-    return *recent_entry<T>(handle, function, arg);
+T &lookup_ref(const void *handle, const char *function, const char *arg, RecentObjects &objects = t_recent_objects) {
+    return *recent_entry<T>(handle, function, arg, objects);
 }
+
+// The failures of ContextUse and ObjectUse below (out of line: they are rare).
+[[noreturn]] void raise_context_closed(const char *function);
+[[noreturn]] void raise_object_released(const char *function, const char *arg);
 
 // Holds a context open for one call (inside its gate), or throws if it was closed meanwhile.
 class ContextUse {
   public:
-    ContextUse(Context &ctx, const char *function);
+    ContextUse(Context &ctx, const char *function) : pass_(ctx.lifetime) {
+        if (!pass_.inside()) raise_context_closed(function);
+    }
 
   private:
     GatePass pass_;
@@ -221,7 +276,9 @@ class ContextUse {
 // meanwhile.
 class ObjectUse {
   public:
-    ObjectUse(ChildObject &object, const char *function, const char *arg);
+    ObjectUse(ChildObject &object, const char *function, const char *arg) : pass_(object.lifetime) {
+        if (!pass_.inside()) raise_object_released(function, arg);
+    }
     ObjectUse() = default;
 
   private:
@@ -242,8 +299,11 @@ struct InUse {
 };
 
 // Throws INVALID_HANDLE unless `object` belongs to `ctx`.
-void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,
-                          const char *owner);
+[[noreturn]] void raise_other_context(const char *function, const char *what, const char *owner);
+inline void require_same_context(const Context &ctx, const ChildObject &object, const char *function, const char *what,
+                                 const char *owner) {
+    if (object.ctx.get() != &ctx) raise_other_context(function, what, owner);
+}
 
 // Calls a backend entry and throws its failure as an Error carrying the backend's own
 // message. When the backend failed without calling set_error, the message names the backend,
@@ -408,6 +468,7 @@ template <class T, class Run>
 void retire_all(const Context &ctx, const std::unordered_set<std::uint64_t> &handles, Run &&run) {
     for (std::uint64_t h : handles) {
         if (auto object = table_of<T>().take(h)) {
+            object->lifetime.close(); // waits for calls holding only this object's gate (above)
             object->released = true;
             // Cannot be NULL: the required entries are checked at load and event_create needs
             // event_destroy too; checked all the same, as close must never crash.

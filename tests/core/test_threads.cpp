@@ -112,9 +112,11 @@ TEST_F(Threads, FreeWhileAnotherThreadCopiesEndsCleanly) {
 
 // xfer_memcpy_async looks its context and stream up without copying their shared_ptr (the
 // calling thread's recent lookups keep the records: objects.hpp, lookup_ref). A copying thread
-// whose recent lookups hold the stream, racing its destruction and then the context's close:
-// every call succeeds or says INVALID_HANDLE, and the bytes of every successful copy arrived
-// (ASan and TSan runs of this test catch a record used after it was freed).
+// whose recent lookups hold the stream, racing its destruction and then the context's close
+// (a copy holds only its stream's gate, which xfer_close closes before it destroys the context:
+// objects.hpp): every call succeeds or says INVALID_HANDLE, and the bytes of every successful
+// copy arrived (ASan and TSan runs of this test catch a record, or the mock's context, used
+// after it was freed).
 TEST_F(Threads, RawCopiesRacingStreamDestroyAndCloseEndCleanly) {
     for (int round = 0; round < 30; ++round) {
         xfer_context ctx = nullptr;

@@ -39,6 +39,30 @@ TEST(KnownMemory, AnswersInsideAnExtentAndNowhereElse) {
     EXPECT_EQ(std::nullopt, lookup(at(base + 100)));
 }
 
+TEST(KnownMemory, APairIsAnsweredAsEachPointerAlone) {
+    const std::uintptr_t base = 0x7a0800000000;
+    known_memory::add(at(base), 4096, Memory::device);
+    known_memory::add(at(base + 0x100000), 4096, Memory::pinned_host);
+    const auto both = known_memory::find_pair(at(base + 8), at(base + 0x100000 + 4095));
+    EXPECT_TRUE(both.dst_known);
+    EXPECT_TRUE(both.src_known);
+    EXPECT_EQ(Memory::device, both.dst);
+    EXPECT_EQ(Memory::pinned_host, both.src);
+    const auto one = known_memory::find_pair(at(base + 0x100000 + 4096), at(base)); // dst one past its end
+    EXPECT_FALSE(one.dst_known);
+    EXPECT_TRUE(one.src_known);
+    EXPECT_EQ(Memory::device, one.src);
+    known_memory::remove(at(base)); // a removed extent leaves this thread's cache too
+    const auto gone = known_memory::find_pair(at(base + 0x100000), at(base + 8));
+    EXPECT_TRUE(gone.dst_known);
+    EXPECT_EQ(Memory::pinned_host, gone.dst);
+    EXPECT_FALSE(gone.src_known);
+    known_memory::remove(at(base + 0x100000));
+    const auto none = known_memory::find_pair(at(base + 0x100000), at(base + 8));
+    EXPECT_FALSE(none.dst_known);
+    EXPECT_FALSE(none.src_known);
+}
+
 TEST(KnownMemory, AReusedAddressNeverGetsTheOldAnswer) {
     const std::uintptr_t base = 0x7a1000000000;
     known_memory::add(at(base), 1 << 20, Memory::device);

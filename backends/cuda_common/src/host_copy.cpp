@@ -24,10 +24,7 @@ void HostWriteTracker::end(cudaStream_t stream) noexcept {
     total_.fetch_sub(1, std::memory_order_release);
 }
 
-bool HostWriteTracker::pending(cudaStream_t stream) const noexcept {
-    if (total_.load(std::memory_order_acquire) == 0) {
-        return false;
-    }
+bool HostWriteTracker::pending_on(cudaStream_t stream) const noexcept {
     std::lock_guard<std::mutex> lock(mutex_);
     return per_stream_.count(stream) != 0;
 }

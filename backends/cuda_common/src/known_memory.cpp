@@ -80,26 +80,27 @@ void forget_overlapping(const void *start, std::size_t bytes) noexcept {
     }
 }
 
-bool find(const void *ptr, Memory *m) noexcept {
-    Extent e;
-    if (!find_extent(ptr, &e)) {
-        return false;
-    }
-    *m = e.memory;
-    return true;
-}
+namespace {
 
-bool find_extent(const void *ptr, Extent *out) noexcept {
-    Registry &r = registry();
-    const auto p = reinterpret_cast<std::uintptr_t>(ptr);
-    ThreadCache &cache = t_cache;
+// The calling thread's cache, emptied first when an extent was removed since it was filled.
+ThreadCache &current_cache(Registry &r) noexcept {
+    // Its address taken once and kept opaque: the compiler would otherwise find the
+    // thread-local again (a call to __tls_get_addr) at each use, four times a copy.
+    ThreadCache *found = &t_cache;
+    asm("" : "+r"(found));
+    ThreadCache &cache = *found;
     // The generation is read before the map: an extent removed after this read bumps it again,
-    // so what is cached below under this generation is dropped at the next lookup.
+    // so what is cached under this generation is dropped at the next lookup.
     const std::uint64_t generation = r.generation.load(std::memory_order_acquire);
     if (cache.generation != generation) {
         cache.extents.clear();
         cache.generation = generation;
     }
+    return cache;
+}
+
+bool find_in(Registry &r, ThreadCache &cache, const void *ptr, Extent *out) noexcept {
+    const auto p = reinterpret_cast<std::uintptr_t>(ptr);
     if (const Extent *e = cache.extents.find(p)) {
         *out = *e;
         return true;
@@ -115,6 +116,32 @@ bool find_extent(const void *ptr, Extent *out) noexcept {
     }
     *out = cache.extents.add(found);
     return true;
+}
+
+} // namespace
+
+bool find(const void *ptr, Memory *m) noexcept {
+    Extent e;
+    if (!find_extent(ptr, &e)) {
+        return false;
+    }
+    *m = e.memory;
+    return true;
+}
+
+PairAnswer find_pair(const void *dst, const void *src) noexcept {
+    Registry &r = registry();
+    ThreadCache &cache = current_cache(r);
+    PairAnswer a;
+    Extent e;
+    if ((a.dst_known = find_in(r, cache, dst, &e))) a.dst = e.memory;
+    if ((a.src_known = find_in(r, cache, src, &e))) a.src = e.memory;
+    return a;
+}
+
+bool find_extent(const void *ptr, Extent *out) noexcept {
+    Registry &r = registry();
+    return find_in(r, current_cache(r), ptr, out);
 }
 
 } // namespace xfer::cuda::known_memory

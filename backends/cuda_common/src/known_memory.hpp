@@ -39,6 +39,15 @@ void forget_overlapping(const void *start, std::size_t bytes) noexcept;
 // True with *m set when `ptr` lies in a remembered extent.
 bool find(const void *ptr, Memory *m) noexcept;
 
+// find() for a copy's two pointers with one look at the thread's cache (a plugin reaches a
+// thread-local through a call): `known` says which lie in a remembered extent, and each
+// memory is set where it does.
+struct PairAnswer {
+    bool dst_known = false, src_known = false;
+    Memory dst = Memory::pageable, src = Memory::pageable;
+};
+PairAnswer find_pair(const void *dst, const void *src) noexcept;
+
 // True with *e set to the remembered extent holding `ptr`. The answer holds until the extent's
 // buffer is released: a caller may keep it for the span of one call (a batch's classifier).
 bool find_extent(const void *ptr, Extent *e) noexcept;

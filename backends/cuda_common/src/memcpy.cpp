@@ -83,11 +83,13 @@ const char *kind_mismatch(xfer_copy_kind kind, Memory dst, Memory src) noexcept 
 // ---------------------------------------------------------------------- raw copies
 namespace {
 
-// What a copy's pointer is: inside one of xfer's own buffers from what was recorded when it
-// was allocated (known_memory.hpp, no driver call), anywhere else from the driver.
-Memory memory_of(const void *ptr) noexcept {
-    Memory m = Memory::pageable;
-    return known_memory::find(ptr, &m) ? m : classify(ptr);
+// What a copy's two pointers are: inside one of xfer's own buffers from what was recorded when
+// it was allocated (known_memory.hpp, no driver call; both looked up with one look at the
+// thread's cache), anywhere else from the driver.
+void memory_of_pair(const void *dst, const void *src, Memory *to, Memory *from) noexcept {
+    const known_memory::PairAnswer known = known_memory::find_pair(dst, src);
+    *to = known.dst_known ? known.dst : classify(dst);
+    *from = known.src_known ? known.src : classify(src);
 }
 
 // The explicit kind of a copy between classified pointers, where one describes them exactly:
@@ -335,12 +337,15 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     // (to the host, or a kind that does not say) must not start on pages that may now belong
     // to another mapping (a file's page cache, a moved buffer): proven first.
     const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
-    c.drop_stale_registrations(dst, bytes, prove_first);
-    c.drop_stale_registrations(src, bytes, prove_first);
+    if (c.may_hold_registrations()) {
+        c.drop_stale_registrations(dst, bytes, prove_first);
+        c.drop_stale_registrations(src, bytes, prove_first);
+    }
     // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
     // own buffers) and the answer handed on.
-    Memory to = memory_of(dst);
-    Memory from = memory_of(src);
+    Memory to = Memory::pageable;
+    Memory from = Memory::pageable;
+    memory_of_pair(dst, src, &to, &from);
     const auto check_kind = [&]() -> xfer_status {
         const char *why = kind_mismatch(kind, to, from);
         return why == nullptr
@@ -352,16 +357,17 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
         return st;
     }
     bool taken = false;
-    if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
-        st != XFER_SUCCESS || taken) {
+    if (!c.cache_may_take(bytes)) {
+        // (no registration cache, or the copy is below its smallest)
+    } else if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
+               st != XFER_SUCCESS || taken) {
         return st; // the pinned backend's registration cache queued it as DMA
     }
-    if (!prove_first) {
+    if (!prove_first && c.may_hold_registrations()) {
         const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
         const bool src_range_went = c.drop_stale_registrations(src, bytes);
         if (dst_range_went || src_range_went) {
-            to = memory_of(dst); // the driver's answer changed
-            from = memory_of(src);
+            memory_of_pair(dst, src, &to, &from); // the driver's answer changed
             if (auto st = check_kind()) {
                 return st;
             }
@@ -377,7 +383,7 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
         (void)cudaGetLastError(); // refused before anything was queued
         return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
     }
-    return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
+    return err == cudaSuccess ? XFER_SUCCESS : check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
 }
 
 } // namespace
@@ -423,7 +429,7 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
                                xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
-        for (size_t i = 0; i < count; ++i) {
+        for (size_t i = 0; c.may_hold_registrations() && i < count; ++i) {
             c.drop_stale_registrations(dsts[i], sizes[i]);
             c.drop_stale_registrations(srcs[i], sizes[i]);
         }

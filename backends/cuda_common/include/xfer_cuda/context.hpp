@@ -35,17 +35,25 @@ using plugin::set_core_services;
 // DevicesUnavailable -> NO_DEVICE; NotReady -> NOT_READY; anything else -> BACKEND.
 xfer_status status_from_cuda(cudaError_t err) noexcept;
 
-// XFER_SUCCESS when err is cudaSuccess. Otherwise reports, e.g.
+// check() for a call that failed (err != cudaSuccess): reports, e.g.
 //   "cudaMalloc(268435456 bytes): out of memory (cudaErrorMemoryAllocation=2)"
-// where the part before the colon is `call_format` formatted with the arguments (built only
-// on failure, so checks cost nothing on the fast path), clears the runtime's per-thread last
-// error so it does not leak into the application's cudaGetLastError(), and returns the mapped
-// status.
-xfer_status check(cudaError_t err, const char *call_format, ...) noexcept
+// where the part before the colon is `call_format` formatted with the arguments, clears the
+// runtime's per-thread last error so it does not leak into the application's
+// cudaGetLastError(), and returns the mapped status.
+xfer_status check_failed(cudaError_t err, const char *call_format, ...) noexcept
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+// XFER_SUCCESS when err is cudaSuccess, else check_failed(err, call_format, args...). Inline,
+// so that the success path costs a comparison: a variadic function's prologue alone was ~26
+// instructions of every small copy (issue 7's per-call overhead). The message is built only on
+// failure.
+template <class... Args>
+inline xfer_status check(cudaError_t err, const char *call_format, Args... args) noexcept {
+    return err == cudaSuccess ? XFER_SUCCESS : check_failed(err, call_format, args...);
+}
 
 // check() for the answer of a query (cudaStreamQuery, cudaEventQuery, cudaEventElapsedTime):
 // cudaErrorNotReady is an answer there, not a failure, so it becomes NOT_READY with no message
@@ -123,9 +131,14 @@ class HostWriteTracker {
   public:
     void begin(cudaStream_t stream);
     void end(cudaStream_t stream) noexcept;
-    bool pending(cudaStream_t stream) const noexcept;
+    // Inline: every direct copy from pageable memory asks, and nearly always nothing is pending.
+    bool pending(cudaStream_t stream) const noexcept {
+        return total_.load(std::memory_order_acquire) != 0 && pending_on(stream);
+    }
 
   private:
+    bool pending_on(cudaStream_t stream) const noexcept;
+
     std::atomic<int> total_{0};
     mutable std::mutex mutex_;
     std::unordered_map<cudaStream_t, int> per_stream_;
@@ -184,6 +197,18 @@ struct Context {
     // Releases what the context made beyond the base (the pageable staging engine), with the
     // device current; close_context calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
+
+    // What a raw copy asks before calling the registration-cache entries below, so that it
+    // makes no virtual call while the cache holds nothing or the copy is too small for it (four
+    // such calls were ~110 instructions of a small copy's overhead on the H200: issue 7). A
+    // backend with a registration cache (pinned) points `cached_ranges` at the cache's count of
+    // ranges and sets `cache_min_bytes`; without one they stay null and "none".
+    const std::atomic<std::size_t> *cached_ranges = nullptr;
+    std::size_t cache_min_bytes = SIZE_MAX;
+    bool may_hold_registrations() const noexcept {
+        return cached_ranges != nullptr && cached_ranges->load(std::memory_order_relaxed) != 0;
+    }
+    bool cache_may_take(std::size_t bytes) const noexcept { return bytes >= cache_min_bytes; }
 
     // A backend with an automatic registration cache (pinned) drops the cached ranges that
     // overlap [ptr, ptr + bytes) (before xfer_register takes them) and adds its counters.
