@@ -343,27 +343,37 @@ bool StagingPipeline::chunk_eligible(Job &job, std::size_t i) noexcept {
 }
 
 bool StagingPipeline::claim_locked(Claim *out) noexcept {
+    // claimable_ holds the copies in the order they were submitted: the first eligible one of
+    // next_way_'s direction, else the first eligible one of the other.
+    auto pick = claimable_.end();
     for (auto it = claimable_.begin(); it != claimable_.end(); ++it) {
-        Job &j = **it;
-        if (!chunk_eligible(j, j.next_chunk)) {
+        if (!chunk_eligible(**it, (*it)->next_chunk)) {
             continue;
         }
-        out->job = *it;
-        out->chunk = j.next_chunk;
-        out->piece = j.next_piece;
-        if (++j.next_piece == j.pieces_in(j.next_chunk)) {
-            j.next_piece = 0;
-            ++j.next_chunk;
+        if ((*it)->way == next_way_) {
+            pick = it;
+            break;
         }
-        if (j.next_chunk < j.chunks()) {
-            // Round robin: copies on several streams (both directions) all move.
-            claimable_.splice(claimable_.end(), claimable_, it);
-        } else {
-            claimable_.erase(it);
+        if (pick == claimable_.end()) {
+            pick = it;
         }
-        return true;
     }
-    return false;
+    if (pick == claimable_.end()) {
+        return false;
+    }
+    Job &j = **pick;
+    next_way_ = j.way == Way::to_device ? Way::to_host : Way::to_device;
+    out->job = *pick;
+    out->chunk = j.next_chunk;
+    out->piece = j.next_piece;
+    if (++j.next_piece == j.pieces_in(j.next_chunk)) {
+        j.next_piece = 0;
+        ++j.next_chunk;
+    }
+    if (j.next_chunk == j.chunks()) {
+        claimable_.erase(pick);
+    }
+    return true;
 }
 
 void StagingPipeline::run(const Claim &c) noexcept {
