@@ -141,7 +141,9 @@ XFER_API xfer_status xfer_close(xfer_context ctx) {
         FirstFailure failure;
         const auto run = [&](auto &&step) { failure.run(step); };
         // Streams first: destroying one waits for its queued work, which may still use
-        // buffers and events released below.
+        // buffers and events released below. Nothing native is touched before this: a
+        // xfer_memcpy_async holding only its stream's gate may still be inside the backend
+        // until retire_all closes that gate (objects.hpp).
         retire_all<Stream>(*context, streams, run);
         if (context->internal_stream != nullptr) {
             failure.run([&] {

@@ -460,10 +460,12 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
 }
 
 // xfer_close: releases the children of kind T a closing context still owned (`handles`,
-// swapped out of its set). The caller has closed the context's lifetime gate, so no call uses
-// them and their own gates need not be closed. Each one still in its table is taken out,
-// marked released and its native object destroyed; `run(step)` runs each destruction (xfer_close
-// passes one that records the first failure and carries on: close releases everything).
+// swapped out of its set). The caller has closed the context's lifetime gate, so only calls
+// that hold a child's gate alone (xfer_memcpy_async: the exception at the top of this file)
+// can still use them. Each one still in its table is taken out, its gate closed (waiting for
+// such calls), marked released and its native object destroyed; `run(step)` runs each
+// destruction (xfer_close passes one that records the first failure and carries on: close
+// releases everything).
 template <class T, class Run>
 void retire_all(const Context &ctx, const std::unordered_set<std::uint64_t> &handles, Run &&run) {
     for (std::uint64_t h : handles) {
