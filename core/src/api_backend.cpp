@@ -4,6 +4,7 @@
 
 #include "config.hpp"
 #include "error.hpp"
+#include "thread_lasting.hpp"
 #include <xfer/xfer.h>
 
 using namespace xfer::core;
@@ -11,20 +12,28 @@ using namespace xfer::core;
 namespace {
 
 // Each thread's last enumeration: *_get_info(index) reads it, so indices stay consistent
-// with the count this thread was given even while other threads enumerate.
-thread_local std::vector<FoundBackend> t_backends;
-thread_local bool t_have_backends = false;
-thread_local std::vector<Setting> t_settings;
-thread_local bool t_have_settings = false;
+// with the count this thread was given even while other threads enumerate. Usable from exit
+// handlers too (thread_lasting.hpp).
+struct Enumeration {
+    std::vector<FoundBackend> backends;
+    bool have_backends = false;
+    std::vector<Setting> settings;
+    bool have_settings = false;
+    void release() noexcept { *this = Enumeration(); }
+};
+struct EnumerationTag;
+Enumeration &this_thread() noexcept { return ThreadLasting<Enumeration, EnumerationTag>::get(); }
 
 void enumerate_backends() {
-    t_backends = load_effective_config().discovery.backends;
-    t_have_backends = true;
+    Enumeration &e = this_thread();
+    e.backends = load_effective_config().discovery.backends;
+    e.have_backends = true;
 }
 
 void enumerate_settings() {
-    t_settings = load_effective_config().settings;
-    t_have_settings = true;
+    Enumeration &e = this_thread();
+    e.settings = load_effective_config().settings;
+    e.have_settings = true;
 }
 
 void check_index(const char *function, int index, std::size_t count) {
@@ -41,7 +50,7 @@ XFER_API xfer_status xfer_backend_count(int *count) {
     return guard("xfer_backend_count", [&] {
         if (count == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_backend_count: count is NULL");
         enumerate_backends();
-        *count = static_cast<int>(t_backends.size());
+        *count = static_cast<int>(this_thread().backends.size());
         return XFER_SUCCESS;
     });
 }
@@ -49,9 +58,9 @@ XFER_API xfer_status xfer_backend_count(int *count) {
 XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info) {
     return guard("xfer_backend_get_info", [&] {
         if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_backend_get_info: info is NULL");
-        if (!t_have_backends) enumerate_backends();
-        check_index("xfer_backend_get_info", index, t_backends.size());
-        const FoundBackend &b = t_backends[static_cast<std::size_t>(index)];
+        if (!this_thread().have_backends) enumerate_backends();
+        check_index("xfer_backend_get_info", index, this_thread().backends.size());
+        const FoundBackend &b = this_thread().backends[static_cast<std::size_t>(index)];
         const Plugin &p = *b.plugin; // lives for the process, as do the interned reasons
         info->name = p.name.c_str();
         info->description = p.description();
@@ -70,7 +79,7 @@ XFER_API xfer_status xfer_param_count(int *count) {
     return guard("xfer_param_count", [&] {
         if (count == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_param_count: count is NULL");
         enumerate_settings();
-        *count = static_cast<int>(t_settings.size());
+        *count = static_cast<int>(this_thread().settings.size());
         return XFER_SUCCESS;
     });
 }
@@ -78,9 +87,9 @@ XFER_API xfer_status xfer_param_count(int *count) {
 XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info) {
     return guard("xfer_param_get_info", [&] {
         if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_param_get_info: info is NULL");
-        if (!t_have_settings) enumerate_settings();
-        check_index("xfer_param_get_info", index, t_settings.size());
-        const Setting &s = t_settings[static_cast<std::size_t>(index)];
+        if (!this_thread().have_settings) enumerate_settings();
+        check_index("xfer_param_get_info", index, this_thread().settings.size());
+        const Setting &s = this_thread().settings[static_cast<std::size_t>(index)];
         info->section = s.section.c_str();
         info->name = s.name.c_str();
         info->env = s.env.c_str();

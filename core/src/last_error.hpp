@@ -17,10 +17,9 @@ void set_last_error(const std::string &message) noexcept;
 const char *last_error() noexcept;
 
 // Counts set_last_error calls on this thread. The core compares it before and after a
-// backend call to tell whether the backend explained its failure itself. Read inline: every
-// backend call reads it, and in the same function as the core's other per-thread records the
-// compiler finds them all with one lookup of this library's thread-local block.
-inline thread_local std::uint64_t t_error_generation [[gnu::tls_model("local-dynamic")]] = 0;
+// backend call to tell whether the backend explained its failure itself. Read inline, since
+// every backend call reads it (trivially destructible: usable in exit handlers too).
+inline thread_local std::uint64_t t_error_generation = 0;
 inline std::uint64_t last_error_generation() noexcept { return t_error_generation; }
 
 // The set_error entry of xfer_core_services handed to every plugin.

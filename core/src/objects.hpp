@@ -30,6 +30,7 @@
 #include "last_error.hpp"
 #include "lifetime_gate.hpp"
 #include "plugin_registry.hpp"
+#include "thread_lasting.hpp"
 #include <xfer/xfer.h>
 
 namespace xfer::core {
@@ -181,27 +182,27 @@ class RecentLookups {
 // The calling thread's recent lookups of every kind, in one thread-local record: each
 // thread-local object of a shared library is found through a call (__tls_get_addr), and one
 // record per kind cost a small copy a call per handle (issue 7: the per-call overhead).
+// It lasts past the runtime's destruction of thread-locals (thread_lasting.hpp): entry points
+// called from exit handlers still find it, empty.
 struct RecentObjects {
     RecentLookups<Context> contexts;
     RecentLookups<Buffer> buffers;
     RecentLookups<Stream> streams;
     RecentLookups<Event> events;
+    void release() noexcept { *this = RecentObjects(); } // the thread ended: drop every record
 };
-// Local-dynamic: the entries that read it and the error generation (last_error.hpp) find both
-// with one lookup of this library's thread-local block.
-inline thread_local RecentObjects t_recent_objects [[gnu::tls_model("local-dynamic")]];
+struct RecentObjectsTag;
 
-// The calling thread's record, for an entry that looks up several handles: the compiler
-// recomputes a thread-local's address (a call) at each use, so the address is taken once and
-// kept opaque to it.
+// The calling thread's record. The compiler recomputes a thread-local's address (a call) at
+// each use, so an entry that looks up several handles takes it once, kept opaque to it.
 inline RecentObjects &this_thread_objects() noexcept {
-    RecentObjects *objects = &t_recent_objects;
+    RecentObjects *objects = &ThreadLasting<RecentObjects, RecentObjectsTag>::get();
     asm("" : "+r"(objects));
     return *objects;
 }
 
 template <class T>
-RecentLookups<T> &recent_lookups(RecentObjects &recent = t_recent_objects) {
+RecentLookups<T> &recent_lookups(RecentObjects &recent = this_thread_objects()) {
     if constexpr (std::is_same_v<T, Context>) {
         return recent.contexts;
     } else if constexpr (std::is_same_v<T, Buffer>) {
@@ -230,7 +231,7 @@ template <class T>
 // looked up in the table and remembered), or throws (see raise_bad_handle, refuse_inherited).
 template <class T>
 inline const std::shared_ptr<T> &recent_entry(const void *handle, const char *function, const char *arg,
-                                              RecentObjects &objects = t_recent_objects) {
+                                              RecentObjects &objects = this_thread_objects()) {
     const auto value = reinterpret_cast<std::uintptr_t>(handle);
     RecentLookups<T> &recent = recent_lookups<T>(objects);
     const std::shared_ptr<T> *entry = value != 0 ? recent.find(value) : nullptr;
@@ -253,7 +254,8 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
 // thread meanwhile: backend entries never call back into the API (xfer_backend.h).
 // `objects`: the thread's record, read once by a caller that looks up several handles.
 template <class T>
-T &lookup_ref(const void *handle, const char *function, const char *arg, RecentObjects &objects = t_recent_objects) {
+T &lookup_ref(const void *handle, const char *function, const char *arg,
+              RecentObjects &objects = this_thread_objects()) {
     return *recent_entry<T>(handle, function, arg, objects);
 }
 
