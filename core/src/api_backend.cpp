@@ -58,9 +58,10 @@ XFER_API xfer_status xfer_backend_count(int *count) {
 XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info) {
     return guard("xfer_backend_get_info", [&] {
         if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_backend_get_info: info is NULL");
-        if (!this_thread().have_backends) enumerate_backends();
-        check_index("xfer_backend_get_info", index, this_thread().backends.size());
-        const FoundBackend &b = this_thread().backends[static_cast<std::size_t>(index)];
+        const Enumeration &e = this_thread();
+        if (!e.have_backends) enumerate_backends();
+        check_index("xfer_backend_get_info", index, e.backends.size());
+        const FoundBackend &b = e.backends[static_cast<std::size_t>(index)];
         const Plugin &p = *b.plugin; // lives for the process, as do the interned reasons
         info->name = p.name.c_str();
         info->description = p.description();
@@ -87,9 +88,10 @@ XFER_API xfer_status xfer_param_count(int *count) {
 XFER_API xfer_status xfer_param_get_info(int index, xfer_param_info *info) {
     return guard("xfer_param_get_info", [&] {
         if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_param_get_info: info is NULL");
-        if (!this_thread().have_settings) enumerate_settings();
-        check_index("xfer_param_get_info", index, this_thread().settings.size());
-        const Setting &s = this_thread().settings[static_cast<std::size_t>(index)];
+        const Enumeration &e = this_thread();
+        if (!e.have_settings) enumerate_settings();
+        check_index("xfer_param_get_info", index, e.settings.size());
+        const Setting &s = e.settings[static_cast<std::size_t>(index)];
         info->section = s.section.c_str();
         info->name = s.name.c_str();
         info->env = s.env.c_str();

@@ -43,7 +43,7 @@ extern "C" void plugin_set_error(xfer_status /*status*/, const char *message) {
     set_last_error(message);
 }
 
-ErrorCapture::ErrorCapture() : saved_(message_of_this_thread()), start_generation_(t_error_generation) {}
+ErrorCapture::ErrorCapture() : saved_(message_of_this_thread()), start_generation_(last_error_generation()) {}
 
 ErrorCapture::~ErrorCapture() {
     try {
@@ -52,7 +52,7 @@ ErrorCapture::~ErrorCapture() {
 }
 
 std::string ErrorCapture::captured() const {
-    return t_error_generation != start_generation_ ? message_of_this_thread() : std::string();
+    return last_error_generation() != start_generation_ ? message_of_this_thread() : std::string();
 }
 
 } // namespace xfer::core

@@ -82,9 +82,6 @@ xfer_status refuse_if_poisoned(int device) noexcept {
 }
 
 xfer_status check_failed(cudaError_t err, const char *call_format, ...) noexcept {
-    if (err == cudaSuccess) {
-        return XFER_SUCCESS; // (check() does not call it then; a direct caller may)
-    }
     // Reset the runtime's per-thread last error: the failure is reported through xfer, and the
     // application's own cudaGetLastError() must not see an error its own calls did not cause.
     // (Sticky errors, e.g. a faulting kernel, stay: the runtime keeps those regardless.)

@@ -357,11 +357,11 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
         return st;
     }
     bool taken = false;
-    if (!c.cache_may_take(bytes)) {
-        // (no registration cache, or the copy is below its smallest)
-    } else if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
-               st != XFER_SUCCESS || taken) {
-        return st; // the pinned backend's registration cache queued it as DMA
+    if (c.cache_may_take(bytes)) {
+        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
+            st != XFER_SUCCESS || taken) {
+            return st; // the pinned backend's registration cache queued it as DMA
+        }
     }
     if (!prove_first && c.may_hold_registrations()) {
         const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
@@ -383,7 +383,7 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
         (void)cudaGetLastError(); // refused before anything was queued
         return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
     }
-    return err == cudaSuccess ? XFER_SUCCESS : check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
+    return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
 }
 
 } // namespace
@@ -429,9 +429,11 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
                                xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
-        for (size_t i = 0; c.may_hold_registrations() && i < count; ++i) {
-            c.drop_stale_registrations(dsts[i], sizes[i]);
-            c.drop_stale_registrations(srcs[i], sizes[i]);
+        if (c.may_hold_registrations()) {
+            for (size_t i = 0; i < count; ++i) {
+                c.drop_stale_registrations(dsts[i], sizes[i]);
+                c.drop_stale_registrations(srcs[i], sizes[i]);
+            }
         }
         // Small copies between host and device memory are packed (batch.hpp); the rest go to
         // the copy engine. Every entry is checked before anything is queued.
