@@ -74,6 +74,7 @@ bool StagingEngine::start() noexcept {
     pc.chunk_bytes = config_.chunk_bytes;
     pc.linger = config_.linger;
     pc.linger_workers = config_.linger_workers;
+    pc.demote = config_.demote;
     pc.arena_bytes = arena_bytes;
     HostWriteTracker *tracker = &host_writes_;
     const int device = owner_.device;

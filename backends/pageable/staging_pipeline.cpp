@@ -9,6 +9,7 @@
 #include <immintrin.h>
 #endif
 
+#include "cache_demote.hpp"
 #include "staging_plan.hpp"
 
 namespace xfer::cuda::pageable {
@@ -385,6 +386,9 @@ void StagingPipeline::run(const Claim &c) noexcept {
     if (!j.aborted.load(std::memory_order_acquire)) {
         if (j.way == Way::to_device) {
             std::memcpy(slot, user, piece.bytes);
+            if (config_.demote && plan_demotes(span.bytes, config_.chunk_bytes)) {
+                demote_from_core_caches(slot, piece.bytes);
+            }
         } else {
             std::memcpy(user, slot, piece.bytes);
         }

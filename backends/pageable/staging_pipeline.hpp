@@ -111,6 +111,9 @@ struct PipelineConfig {
     // wakes no thread (linger 0 or linger_workers 0: every worker sleeps at once).
     std::chrono::microseconds linger{0};
     std::size_t linger_workers = 0;
+    // Workers push the pieces they fill of chunks bound for the device out of their cores'
+    // caches where plan_demotes says so (staging_plan.hpp).
+    bool demote = false;
     // Called (from a worker) when a copy to the host has written its last byte into the
     // user's memory or was given up: the HostWriteTracker's end().
     std::function<void(void *stream)> host_writes_done;

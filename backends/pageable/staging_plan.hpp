@@ -88,6 +88,16 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept;
 // kMinPieceBytes, whole pages.
 std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
 
+// Whether the workers push the pieces of a chunk of `chunk_bytes`, bound for the device, out of
+// their cores' caches once filled (cache_demote.hpp): chunks smaller than the largest,
+// `max_chunk`, are those a DMA reads right after their fill (a copy's head, remainder and tail,
+// every chunk of a copy under kTargetChunks x max_chunk). Whole chunks of larger copies wait
+// a little in their slots. Measured on the H200 machine, alternating (ninth session): 16 MiB
+// 1.6-2.1x the driver's pageable copy -> 2.4-3.1x with every chunk demoted; 64 MiB 0.75-0.79x
+// pinned -> 0.75-0.80 demoting head and tail, 256 MiB 0.89-0.90 -> 0.89-0.91; demoting the
+// whole chunks of 256 MiB and 1 GiB too cost 0.10-0.15x.
+bool plan_demotes(std::size_t chunk_bytes, std::size_t max_chunk) noexcept;
+
 // Granules a slot of `chunk` bytes takes.
 std::size_t granules_of(std::size_t bytes) noexcept;
 

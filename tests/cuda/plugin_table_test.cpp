@@ -97,17 +97,17 @@ INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::te
 TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    // Its own eight, then the batch parameters every CUDA backend declares (packed_batch.hpp).
-    ASSERT_EQ(11u, plugin.table->param_count);
+    // Its own nine, then the batch parameters every CUDA backend declares (packed_batch.hpp).
+    ASSERT_EQ(12u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
-    EXPECT_STREQ("batch_pack_max", p[8].name);
-    EXPECT_STREQ("batch_staging", p[9].name);
-    EXPECT_STREQ("batch_host_threads", p[10].name);
-    const char *const names[] = {"staging",          "staging_threads",         "staging_slots",
-                                 "chunk_size",       "staging_linger_us",       "staging_linger_workers",
-                                 "staged_min_bytes", "staged_min_bytes_to_host"};
-    const char *const types[] = {"string", "int", "int", "size", "int", "int", "size", "size"};
-    for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_STREQ("batch_pack_max", p[9].name);
+    EXPECT_STREQ("batch_staging", p[10].name);
+    EXPECT_STREQ("batch_host_threads", p[11].name);
+    const char *const names[] = {"staging",          "staging_threads",          "staging_slots",
+                                 "chunk_size",       "staging_linger_us",        "staging_linger_workers",
+                                 "staged_min_bytes", "staged_min_bytes_to_host", "staging_demote"};
+    const char *const types[] = {"string", "int", "int", "size", "int", "int", "size", "size", "int"};
+    for (std::size_t i = 0; i < 9; ++i) {
         EXPECT_STREQ(names[i], p[i].name);
         EXPECT_STREQ(types[i], p[i].type);
         EXPECT_GT(std::strlen(p[i].help), 10u);
@@ -122,10 +122,12 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
     struct Case {
         const char *name;
         const char *value;
-    } const cases[] = {{"staging_threads", "257"},       {"staging_threads", "-3"},        {"chunk_size", "12abc"},
-                       {"chunk_size", "1024"},           {"chunk_size", "2147483648"},     {"staging", "2"},
-                       {"staging_slots", "99999"},       {"staging_linger_us", "1000001"}, {"staging_linger_us", "-1"},
-                       {"staging_linger_workers", "257"}};
+    } const cases[] = {{"staging_threads", "257"},   {"staging_threads", "-3"},
+                       {"chunk_size", "12abc"},      {"chunk_size", "1024"},
+                       {"chunk_size", "2147483648"}, {"staging", "2"},
+                       {"staging_slots", "99999"},   {"staging_linger_us", "1000001"},
+                       {"staging_linger_us", "-1"},  {"staging_linger_workers", "257"},
+                       {"staging_demote", "2"}};
     for (const auto &c : cases) {
         xfer::test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};

@@ -38,15 +38,17 @@ struct Shape {
     std::size_t slots; // the arena, in chunks
     std::chrono::microseconds linger{0};
     std::size_t linger_workers = 2;
+    bool demote = false;
 };
 
 // One worker and a one-slot arena (every chunk waits for the one before); three workers and
 // four slots, lingering between copies (they find the next copy without being woken); eight
-// workers, small chunks and many slots (many pieces, copies side by side).
+// workers, small chunks and many slots (many pieces, copies side by side), demoting the pieces
+// of chunks filled for the device (the default of the pageable backend).
 const Shape kShapes[] = {
     {"threads1_slots1", 1, 1 * MiB, 1},
     {"threads3_slots4_linger", 3, 2 * MiB, 4, std::chrono::milliseconds(2), 3},
-    {"threads8_slots16", 8, 512 * KiB, 16},
+    {"threads8_slots16_demote", 8, 512 * KiB, 16, std::chrono::microseconds(0), 2, true},
 };
 
 // A pipeline on fake streams, with the count of to-host copies whose last byte has landed.
@@ -61,6 +63,7 @@ struct Rig {
         c.stall = stall;
         c.linger = shape.linger;
         c.linger_workers = shape.linger_workers;
+        c.demote = shape.demote;
         c.host_writes_done = [this](void *) { host_writes_done.fetch_add(1); };
         pipeline = std::make_unique<StagingPipeline>(queue, c, arena.data(), words.words());
         EXPECT_TRUE(pipeline->start());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Unit tests of the pageable staging engine's arithmetic: workers and slots chosen from the
 // machine, chunks and pieces that cover every copy. No device needed.
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "staging_plan.hpp"
@@ -160,6 +162,19 @@ TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
             EXPECT_EQ(bytes, expected_offset) << bytes << " by " << max_chunk;
         }
     }
+}
+
+TEST(StagingPlan, ChunksReadRightAfterTheirFillAreDemoted) {
+    // 64 MiB in 8 MiB chunks: the 1 MiB head and the 4, 2, 1 MiB tail, not the whole chunks.
+    const ChunkLayout big = plan_layout(64 * MiB, 8 * MiB);
+    std::vector<bool> demoted;
+    for (std::size_t i = 0; i < big.count; ++i) demoted.push_back(plan_demotes(big.span(i).bytes, 8 * MiB));
+    const std::vector<bool> expected = {true, false, false, false, false, false, false, false, true, true, true};
+    EXPECT_EQ(expected, demoted);
+    // 16 MiB: 2 MiB chunks, all of them (each DMA follows its fill at once).
+    const ChunkLayout mid = plan_layout(16 * MiB, 8 * MiB);
+    ASSERT_GT(mid.count, 4u);
+    for (std::size_t i = 0; i < mid.count; ++i) EXPECT_TRUE(plan_demotes(mid.span(i).bytes, 8 * MiB)) << "chunk " << i;
 }
 
 TEST(StagingPlan, ChunksOfNothingAndOfARemainder) {
