@@ -24,13 +24,11 @@ constexpr auto kSlotsHelp = plugin::join(
     "page-locked staging slots of chunk_size bytes (the arena, allocated once, at the context's first staged copy; "
     "one copy takes at most half of it); 0 = one per worker, at least ",
     plugin::decimal<kMinAutoSlots>().text);
-constexpr auto kDemoteHelp = plugin::join(
-    "1: a worker that filled its piece of a chunk smaller than chunk_size, bound for the device (a copy's head "
-    "and tail; every chunk of a copy under ",
-    plugin::decimal<kTargetChunks>().text,
-    " chunk_sizes), moves it out of its core's caches (cldemote; a no-op on CPUs without it), so that the DMA "
-    "reading it right after does not fetch each line from that core (on the H200 a 16 MiB copy to the device went "
-    "from 1.6-2.1x to 2.4-3.1x the driver's pageable copy); 0: never");
+constexpr const char *kDemoteHelp =
+    "1: a worker that filled its piece of a copy's head, remainder or tail chunk (smaller than the copy's other "
+    "chunks), bound for the device, moves it out of its core's caches (cldemote; a no-op on CPUs without it), so "
+    "that the DMA reading it right after does not fetch each line from that core (on the H200 a 64 MiB copy to the "
+    "device went from 0.67-0.74x to 0.71-0.80x pinned speed); 0: never";
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "async",
@@ -61,7 +59,7 @@ constexpr xfer_backend_param kParams[] = {
      "copies to the host smaller than this go straight to cudaMemcpyAsync (the driver's pageable path is slower "
      "to the host: on the H200 the engine was 1.2-1.7x faster at 4 MiB and returns at once where the driver's "
      "copy waits for the stream; at 1 MiB it won 1.4x in one run and lost 0.77x in another)"},
-    {"staging_demote", "int", "1", kDemoteHelp.text},
+    {"staging_demote", "int", "1", kDemoteHelp},
 };
 const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
 static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");

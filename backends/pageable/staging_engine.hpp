@@ -32,7 +32,7 @@ struct EngineConfig {
     std::size_t chunk_bytes = 0;              // largest DMA chunk
     std::chrono::microseconds linger{0};      // idle workers watch for the next copy this long, then sleep
     std::size_t linger_workers = 0;           // at most this many of them; the others sleep at once
-    bool demote = false;                      // filled pieces of chunks read at once leave the cores' caches
+    bool demote = false;                      // filled head, remainder and tail pieces leave the cores' caches
     std::size_t staged_min_bytes = 0;         // smaller copies to the device go straight to cudaMemcpyAsync
     std::size_t staged_min_bytes_to_host = 0; // the same to the host (the driver is slower that way)
 };

@@ -386,7 +386,7 @@ void StagingPipeline::run(const Claim &c) noexcept {
     if (!j.aborted.load(std::memory_order_acquire)) {
         if (j.way == Way::to_device) {
             std::memcpy(slot, user, piece.bytes);
-            if (config_.demote && plan_demotes(span.bytes, config_.chunk_bytes)) {
+            if (config_.demote && plan_demotes(span.bytes, j.layout.chunk)) {
                 demote_from_core_caches(slot, piece.bytes);
             }
         } else {

@@ -89,14 +89,14 @@ ChunkLayout plan_layout(std::size_t bytes, std::size_t max_chunk) noexcept;
 std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
 
 // Whether the workers push the pieces of a chunk of `chunk_bytes`, bound for the device, out of
-// their cores' caches once filled (cache_demote.hpp): chunks smaller than the largest,
-// `max_chunk`, are those a DMA reads right after their fill (a copy's head, remainder and tail,
-// every chunk of a copy under kTargetChunks x max_chunk). Whole chunks of larger copies wait
-// a little in their slots. Measured on the H200 machine, alternating (ninth session): 16 MiB
-// 1.6-2.1x the driver's pageable copy -> 2.4-3.1x with every chunk demoted; 64 MiB 0.75-0.79x
-// pinned -> 0.75-0.80 demoting head and tail, 256 MiB 0.89-0.90 -> 0.89-0.91; demoting the
-// whole chunks of 256 MiB and 1 GiB too cost 0.10-0.15x.
-bool plan_demotes(std::size_t chunk_bytes, std::size_t max_chunk) noexcept;
+// their cores' caches once filled (cache_demote.hpp): the chunks smaller than the copy's own
+// chunk `copy_chunk` (ChunkLayout::chunk), i.e. its head, remainder and tail, whose DMAs follow
+// their fill at once. Measured on the H200 machine, alternating with no demotion (ninth
+// session): 64 MiB to the device 0.67-0.74x pinned -> 0.71-0.80x, 256 MiB 0.87-0.88x ->
+// 0.88-0.91x. Demoting every chunk of copies under kTargetChunks x chunk_size as well took 16
+// MiB from 1.8x to 3.0x the driver's copy, but the overlap workflow's 32 MiB copies (each
+// direction at once) from 0.89-0.91x to 0.71-0.76x of pinned's speed-up.
+bool plan_demotes(std::size_t chunk_bytes, std::size_t copy_chunk) noexcept;
 
 // Granules a slot of `chunk` bytes takes.
 std::size_t granules_of(std::size_t bytes) noexcept;

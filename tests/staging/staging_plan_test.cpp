@@ -166,15 +166,28 @@ TEST(StagingPlan, LayoutsHaveShortEdgesAndCoverEveryCopy) {
 
 TEST(StagingPlan, ChunksReadRightAfterTheirFillAreDemoted) {
     // 64 MiB in 8 MiB chunks: the 1 MiB head and the 4, 2, 1 MiB tail, not the whole chunks.
-    const ChunkLayout big = plan_layout(64 * MiB, 8 * MiB);
-    std::vector<bool> demoted;
-    for (std::size_t i = 0; i < big.count; ++i) demoted.push_back(plan_demotes(big.span(i).bytes, 8 * MiB));
-    const std::vector<bool> expected = {true, false, false, false, false, false, false, false, true, true, true};
-    EXPECT_EQ(expected, demoted);
-    // 16 MiB: 2 MiB chunks, all of them (each DMA follows its fill at once).
+    auto demoted = [](const ChunkLayout &l) {
+        std::vector<bool> out;
+        for (std::size_t i = 0; i < l.count; ++i) out.push_back(plan_demotes(l.span(i).bytes, l.chunk));
+        return out;
+    };
+    const std::vector<bool> edges = {true, false, false, false, false, false, false, false, true, true, true};
+    EXPECT_EQ(edges, demoted(plan_layout(64 * MiB, 8 * MiB)));
+    // 16 MiB: 2 MiB chunks; again only the head and the tail (1 MiB, 512 and 256 KiB).
     const ChunkLayout mid = plan_layout(16 * MiB, 8 * MiB);
-    ASSERT_GT(mid.count, 4u);
-    for (std::size_t i = 0; i < mid.count; ++i) EXPECT_TRUE(plan_demotes(mid.span(i).bytes, 8 * MiB)) << "chunk " << i;
+    ASSERT_EQ(2 * MiB, mid.chunk);
+    const std::vector<bool> mid_edges = {true, false, false, false, false, false, false, false, true, true, true};
+    EXPECT_EQ(mid_edges, demoted(mid));
+    // 100 MiB: the 4 MiB remainder after the head too.
+    const ChunkLayout r = plan_layout(100 * MiB, 8 * MiB);
+    ASSERT_EQ(4 * MiB, r.span(1).bytes);
+    EXPECT_TRUE(plan_demotes(r.span(1).bytes, r.chunk));
+    EXPECT_FALSE(plan_demotes(r.span(2).bytes, r.chunk));
+    // Below two chunks (no edges): equal chunks, none demoted but a shorter last one.
+    const ChunkLayout small = plan_layout(700 * KiB, 8 * MiB);
+    ASSERT_EQ(2u, small.count);
+    EXPECT_FALSE(plan_demotes(small.span(0).bytes, small.chunk));
+    EXPECT_TRUE(plan_demotes(small.span(1).bytes, small.chunk));
 }
 
 TEST(StagingPlan, ChunksOfNothingAndOfARemainder) {
