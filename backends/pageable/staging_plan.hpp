@@ -92,9 +92,10 @@ std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
 // their cores' caches once filled (cache_demote.hpp): the chunks smaller than the copy's own
 // chunk `copy_chunk` (ChunkLayout::chunk), i.e. its head, remainder and tail, whose DMAs follow
 // their fill at once. Measured on the H200 machine, alternating with no demotion (ninth
-// session): 64 MiB to the device 0.67-0.74x pinned -> 0.71-0.80x, 256 MiB 0.87-0.88x ->
-// 0.88-0.91x. Demoting every chunk of copies under kTargetChunks x chunk_size as well took 16
-// MiB from 1.8x to 3.0x the driver's copy, but the overlap workflow's 32 MiB copies (each
+// session, medians of 3-4 rounds in each of three calls): 64 MiB to the device 0.765 / 0.704 /
+// 0.704x pinned -> 0.798 / 0.765 / 0.778x, 256 MiB 0.891 / 0.855 / 0.874x -> 0.908 / 0.896 /
+// 0.898x. Demoting every chunk of copies under kTargetChunks x chunk_size as well took 16 MiB
+// from 1.8x to 2.6-3.0x the driver's copy, but the overlap workflow's 32 MiB copies (each
 // direction at once) from 0.89-0.91x to 0.71-0.76x of pinned's speed-up.
 bool plan_demotes(std::size_t chunk_bytes, std::size_t copy_chunk) noexcept;
 
