@@ -4,8 +4,8 @@
 //
 // Why: a worker's memcpy leaves a piece's lines modified in its core's L1/L2; a DMA that reads
 // them right after has every line fetched from that core. On the H200 machine (a CUPTI
-// timeline, seventh session, docs/performance.md) the DMAs of chunks the workers had just
-// filled ran at 20-42 GB/s, the link moves 55. `cldemote` (a hint, Sapphire Rapids on) moves a line to the shared cache,
+// timeline, seventh session, docs/performance.md) the DMAs of chunks the workers had
+// just filled ran at 20-42 GB/s, the link moves 55. `cldemote` (a hint, Sapphire Rapids on) moves a line to the shared cache,
 // from where the DMA reads it without a core in the way. Non-temporal stores were tried in the
 // fifth session: they put the chunk in memory, which the filling loads at the same time.
 #pragma once
@@ -14,9 +14,10 @@
 
 namespace xfer::cuda::pageable {
 
-// Hints the CPU to move the cache lines of [p, p + bytes) from this core's caches to the
-// shared cache. Nothing is written or read; on CPUs without the instruction (its encoding is a
-// no-op there) and off x86-64 it does nothing.
+// Hints the CPU to move the cache lines holding [p, p + bytes), from the one holding p to the
+// one holding the last byte, from this core's caches to the shared cache. Nothing is written or
+// read; on CPUs without the instruction (its encoding is a no-op there), off x86-64 and with
+// compilers that do not know it, it does nothing.
 void demote_from_core_caches(const void *p, std::size_t bytes) noexcept;
 
 } // namespace xfer::cuda::pageable

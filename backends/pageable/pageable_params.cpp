@@ -25,10 +25,11 @@ constexpr auto kSlotsHelp = plugin::join(
     "one copy takes at most half of it); 0 = one per worker, at least ",
     plugin::decimal<kMinAutoSlots>().text);
 constexpr const char *kDemoteHelp =
-    "1: a worker that filled its piece of a copy's head, remainder or tail chunk (smaller than the copy's other "
-    "chunks), bound for the device, moves it out of its core's caches (cldemote; a no-op on CPUs without it), so "
+    "true: a worker that filled its piece of a copy's head, remainder or tail chunk (smaller than the copy's other "
+    "chunks), bound for the device, moves it out of its core's caches (cldemote; a no-op on CPUs without it and off "
+    "x86-64), so "
     "that the DMA reading it right after does not fetch each line from that core (on the H200 a 64 MiB copy to the "
-    "device gained 0.03-0.07x of pinned speed, 256 MiB 0.02-0.04x); 0: never";
+    "device gained 0.03-0.07x of pinned speed, 256 MiB 0.02-0.04x); false = never";
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "async",
@@ -59,7 +60,7 @@ constexpr xfer_backend_param kParams[] = {
      "copies to the host smaller than this go straight to cudaMemcpyAsync (the driver's pageable path is slower "
      "to the host: on the H200 the engine was 1.2-1.7x faster at 4 MiB and returns at once where the driver's "
      "copy waits for the stream; at 1 MiB it won 1.4x in one run and lost 0.77x in another)"},
-    {"staging_demote", "int", "1", kDemoteHelp},
+    {"staging_demote", "bool", "1", kDemoteHelp},
 };
 const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
 static_assert(plugin::declared_defaults_are_decimal(kParams), "param_u64 parses declared defaults as decimals");
@@ -99,6 +100,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
     if (auto st = read(values, count, "staging_linger_workers", 0, 256, &linger_workers)) return st;
     if (auto st = read(values, count, "staged_min_bytes", 0, ~0ull, &staged_min)) return st;
     if (auto st = read(values, count, "staged_min_bytes_to_host", 0, ~0ull, &staged_min_to_host)) return st;
+    // A bool: the core hands it over as 1 or 0 (true/false, yes/no, on/off in files and the environment).
     if (auto st = read(values, count, "staging_demote", 0, 1, &demote)) return st;
     if (threads == 0) {
         threads = auto_threads(std::thread::hardware_concurrency());

@@ -116,7 +116,7 @@ std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept {
     return round_up(std::max(share, kMinPieceBytes), kPage);
 }
 
-bool plan_demotes(std::size_t chunk_bytes, std::size_t copy_chunk) noexcept { return chunk_bytes < copy_chunk; }
+bool plan_demotes(std::size_t span_bytes, std::size_t copy_chunk) noexcept { return span_bytes < copy_chunk; }
 
 std::size_t granules_of(std::size_t bytes) noexcept {
     return std::max<std::size_t>(1, (bytes + kArenaGranuleBytes - 1) / kArenaGranuleBytes);

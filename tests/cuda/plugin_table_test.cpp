@@ -106,7 +106,7 @@ TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     const char *const names[] = {"staging",          "staging_threads",          "staging_slots",
                                  "chunk_size",       "staging_linger_us",        "staging_linger_workers",
                                  "staged_min_bytes", "staged_min_bytes_to_host", "staging_demote"};
-    const char *const types[] = {"string", "int", "int", "size", "int", "int", "size", "size", "int"};
+    const char *const types[] = {"string", "int", "int", "size", "int", "int", "size", "size", "bool"};
     for (std::size_t i = 0; i < 9; ++i) {
         EXPECT_STREQ(names[i], p[i].name);
         EXPECT_STREQ(types[i], p[i].type);
@@ -114,6 +114,7 @@ TEST(PluginTablePageable, DeclaresItsStagingParameters) {
     }
     EXPECT_STREQ("0", p[1].default_value) << "0 = chosen from the machine";
     EXPECT_STREQ("0", p[2].default_value) << "0 = one per worker";
+    EXPECT_STREQ("1", p[8].default_value) << "the head, remainder and tail are demoted unless turned off";
 }
 
 TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
@@ -127,7 +128,7 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
                        {"chunk_size", "2147483648"}, {"staging", "2"},
                        {"staging_slots", "99999"},   {"staging_linger_us", "1000001"},
                        {"staging_linger_us", "-1"},  {"staging_linger_workers", "257"},
-                       {"staging_demote", "2"}};
+                       {"staging_demote", "2"},      {"staging_demote", "-1"}};
     for (const auto &c : cases) {
         xfer::test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};
