@@ -3,8 +3,8 @@
 // page-locked memory in 512 KiB pieces (the staging workers' fill) alone, and while a 256 MiB
 // cudaMemcpyAsync from other page-locked memory to the device runs (its DMA reads host memory at
 // the link's rate). Variants: the source in 4 KiB pages or in transparent huge pages
-// (MADV_HUGEPAGE), the destination from cudaHostAlloc or huge pages registered with
-// cudaHostRegister. Alternating, medians of 11. Build (no device needed):
+// (MADV_HUGEPAGE), the destination from cudaHostAlloc or registered with cudaHostRegister (huge
+// pages or 4 KiB pages). Alternating, medians of 11. Build (no device needed):
 //   nvcc -O2 -std=c++17 -o fill_under_dma fill_under_dma.cu
 #include <sys/mman.h>
 
@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -88,9 +89,10 @@ double med(std::vector<double> v) {
 int main() {
     const int threads = 15;
     unsigned char *src4k = pages(kFill, false), *srcHuge = pages(kFill, true);
-    unsigned char *dstAlloc = nullptr, *bg = nullptr, *dstHuge = pages(kFill, true);
+    unsigned char *dstAlloc = nullptr, *bg = nullptr, *dstHuge = pages(kFill, true), *dst4k = pages(kFill, false);
     CK(cudaHostAlloc((void **)&dstAlloc, kFill, cudaHostAllocDefault));
     CK(cudaHostRegister(dstHuge, kFill, cudaHostRegisterDefault));
+    CK(cudaHostRegister(dst4k, kFill, cudaHostRegisterDefault));
     CK(cudaHostAlloc((void **)&bg, kBg, cudaHostAllocDefault));
     std::memset(dstAlloc, 2, kFill);
     std::memset(bg, 3, kBg);
@@ -102,9 +104,13 @@ int main() {
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     Pool pool(threads);
-    std::printf("AnonHugePages after setup:");
-    std::fflush(stdout);
-    (void)!std::system("grep AnonHugePages /proc/self/smaps_rollup 2>/dev/null | tr -s ' ' || echo ' n/a'");
+    // Huge pages this process holds (128 MiB if both MADV_HUGEPAGE buffers got them). Read here,
+    // not through a shell: /proc/self of a child would be the child's.
+    {
+        std::ifstream rollup("/proc/self/smaps_rollup");
+        for (std::string line; std::getline(rollup, line);)
+            if (line.rfind("AnonHugePages:", 0) == 0) std::printf("after setup, this process's %s\n", line.c_str());
+    }
 
     struct Variant {
         const char *name;
@@ -112,7 +118,8 @@ int main() {
     } vs[] = {{"src 4KiB -> cudaHostAlloc", src4k, dstAlloc},
               {"src THP  -> cudaHostAlloc", srcHuge, dstAlloc},
               {"src 4KiB -> THP registered", src4k, dstHuge},
-              {"src THP  -> THP registered", srcHuge, dstHuge}};
+              {"src THP  -> THP registered", srcHuge, dstHuge},
+              {"src 4KiB -> 4KiB registered", src4k, dst4k}};
     const int nv = sizeof vs / sizeof vs[0];
     std::vector<double> alone[nv], during[nv], bgRate[nv], linkAlone, linkFill;
     for (int w = 0; w < 2; ++w) pool.fill(dstAlloc, src4k); // warm
@@ -158,5 +165,6 @@ int main() {
             med(bgRate[v]));
     std::printf("(fill during the DMA -1: the fill outlasted the DMA in that repeat)\n");
     CK(cudaHostUnregister(dstHuge));
+    CK(cudaHostUnregister(dst4k));
     return 0;
 }
