@@ -27,9 +27,8 @@ constexpr auto kSlotsHelp = plugin::join(
 constexpr const char *kDemoteHelp =
     "true: a worker that filled its piece of a copy's head, remainder or tail chunk (smaller than the copy's other "
     "chunks), bound for the device, moves it out of its core's caches (cldemote; a no-op on CPUs without it and off "
-    "x86-64), so "
-    "that the DMA reading it right after does not fetch each line from that core (on the H200 a 64 MiB copy to the "
-    "device gained 0.03-0.07x of pinned speed, 256 MiB 0.02-0.04x); false = never";
+    "x86-64), so that the DMA reading it right after does not fetch each line from that core (on the H200 a 64 MiB "
+    "copy to the device gained 0.03-0.07x of pinned speed, 256 MiB 0.02-0.04x); false = never";
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "async",

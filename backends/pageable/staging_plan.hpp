@@ -92,12 +92,13 @@ std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
 // their cores' caches once filled (cache_demote.hpp): the chunks smaller than the copy's own
 // chunk `copy_chunk` (ChunkLayout::chunk), i.e. its head, remainder and tail, whose DMAs follow
 // their fill at once (and the shorter last chunk of a copy under two chunks, and a whole copy
-// under kMinDmaChunkBytes, when staged_min_bytes lets such copies be staged). Measured on the H200 machine, alternating with no demotion (ninth
-// session, medians of 3-4 rounds in each of three calls): 64 MiB to the device 0.765 / 0.704 /
-// 0.704x pinned -> 0.798 / 0.765 / 0.778x, 256 MiB 0.891 / 0.855 / 0.874x -> 0.908 / 0.896 /
-// 0.898x. Demoting every chunk of copies under kTargetChunks x chunk_size as well took 16 MiB
-// from 1.8x to 2.6-3.0x the driver's copy, but the overlap workflow's 32 MiB copies (each
-// direction at once) from 0.89-0.91x to 0.71-0.76x of pinned's speed-up.
+// under kMinDmaChunkBytes, when staged_min_bytes lets such copies be staged). Measured on the
+// H200 machine, alternating with no demotion (ninth session, medians of 3-4 rounds in each of
+// three calls): 64 MiB to the device 0.765 / 0.704 / 0.704x pinned -> 0.798 / 0.765 / 0.778x,
+// 256 MiB 0.891 / 0.855 / 0.874x -> 0.908 / 0.896 / 0.898x. Demoting every chunk of copies
+// under kTargetChunks x chunk_size as well took 16 MiB from 1.8x to 2.6-3.0x the driver's copy,
+// but the overlap workflow's 32 MiB copies (each direction at once) from 0.89-0.91x to
+// 0.71-0.76x of pinned's speed-up.
 bool plan_demotes(std::size_t span_bytes, std::size_t copy_chunk) noexcept;
 
 // Granules a slot of `chunk` bytes takes.
