@@ -96,11 +96,15 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     if (!account->reserve(bytes)) {
         const auto capacity = account->capacity();
         const auto used = account->used();
+        // Where the capacity came from, so the user knows which knob to turn.
+        const char *source = account->capacity_from_param()
+                                 ? "set by the device_memory parameter"
+                                 : "half the physical RAM, as device_memory is 0: each buffer takes its size twice";
         return plugin::fail(XFER_ERROR_OUT_OF_MEMORY,
                             "host buffer_alloc: emulated device memory exhausted: %zu bytes requested, %llu of %llu "
-                            "bytes free (capacity set by the device_memory parameter, default physical RAM)",
+                            "bytes free on this device, all its contexts together (capacity %s)",
                             bytes, static_cast<unsigned long long>(used > capacity ? 0 : capacity - used),
-                            static_cast<unsigned long long>(capacity));
+                            static_cast<unsigned long long>(capacity), source);
     }
     Reservation reservation(*account, bytes);
     Block host;

@@ -16,16 +16,20 @@ namespace xfer::host {
 
 class HostStorage;
 
-// The views of every live buffer of a context, by address. A raw copy
-// (xfer_memcpy_async / xfer_memcpy_batch_async) names plain pointers; looking them up here
+// The views of live buffers, by address (one set for the process: host_devices.hpp). A raw
+// copy (xfer_memcpy_async / xfer_memcpy_batch_async) names plain pointers; looking them up here
 // lets the queued copy hold the storage of any buffer view it touches, so xfer_free of that
-// buffer is deferred in stream order exactly as for buffer copies (never a use-after-free).
+// buffer is deferred in stream order exactly as for buffer copies (never a use-after-free),
+// whichever context the buffer belongs to.
 class LiveViews {
   public:
     void add(const std::shared_ptr<HostStorage> &storage);
     void remove(const HostStorage &storage) noexcept;
     // The storage whose host or device view contains `p`, or null.
     std::shared_ptr<HostStorage> find(const void *p) const;
+    // fork() handlers (host_devices.cpp): the lock held across fork().
+    void lock_for_fork() { mutex_.lock(); }
+    void unlock_after_fork() { mutex_.unlock(); }
 
   private:
     struct Range {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "host_buffer.hpp"
+#include "host_devices.hpp"
 #include <xfer_plugin/params.hpp>
 
 namespace xfer::host {
@@ -58,9 +59,7 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
                                     std::numeric_limits<std::uint64_t>::max(), &device_memory)) {
         return st;
     }
-    auto ctx = std::make_unique<HostContext>();
-    ctx->device = device;
-    ctx->capacity_from_param = device_memory != 0;
+    const bool from_param = device_memory != 0;
     std::uint64_t capacity = device_memory;
     if (capacity == 0) {
         // "Unlimited" still means bounded by RAM: an emulated device larger than the machine
@@ -71,8 +70,12 @@ xfer_status create_context(int device, const xfer_backend_param_value *params, s
             capacity = std::numeric_limits<std::uint64_t>::max();
         }
     }
-    ctx->account = std::make_shared<DeviceMemoryAccount>(capacity);
-    ctx->views = std::make_shared<LiveViews>();
+    auto ctx = std::make_unique<HostContext>();
+    ctx->device = device;
+    if (xfer_status st = open_device_account(device, capacity, from_param, &ctx->account)) {
+        return st;
+    }
+    ctx->views = process_views();
     *out = ctx.release();
     return XFER_SUCCESS;
 }
@@ -96,7 +99,7 @@ void fill_device_info(const HostContext &ctx, xfer_device_info *info) noexcept {
     const std::uint64_t used = std::min(ctx.account->used(), capacity);
     info->total_memory = capacity;
     info->free_memory = capacity - used;
-    if (!ctx.capacity_from_param) {
+    if (!ctx.account->capacity_from_param()) {
         // Bounded by RAM: what other processes use is not free for us either, and a buffer
         // takes its size from RAM once per view.
         const std::uint64_t available = available_memory_bytes() / kViewsPerBuffer;

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "host_register.hpp"
+#include "host_stream.hpp"
 #include <xfer/xfer_backend.h>
 
 namespace xfer::host {
@@ -18,7 +19,9 @@ class LiveViews;
 // buffer's storage, because storage may outlive its buffer handle until queued copies finish.
 class DeviceMemoryAccount {
   public:
-    explicit DeviceMemoryAccount(std::uint64_t capacity) noexcept : capacity_(capacity) {}
+    // from_param: the device_memory parameter set the capacity; false: half the physical RAM.
+    DeviceMemoryAccount(std::uint64_t capacity, bool from_param) noexcept
+        : capacity_(capacity), from_param_(from_param) {}
 
     // Takes `bytes` from the capacity; false (nothing taken) if they do not fit.
     bool reserve(std::uint64_t bytes) noexcept;
@@ -26,9 +29,11 @@ class DeviceMemoryAccount {
 
     std::uint64_t capacity() const noexcept { return capacity_; }
     std::uint64_t used() const noexcept { return used_.load(); }
+    bool capacity_from_param() const noexcept { return from_param_; }
 
   private:
     const std::uint64_t capacity_;
+    const bool from_param_;
     std::atomic<std::uint64_t> used_{0};
 };
 
@@ -37,11 +42,10 @@ constexpr std::uint64_t kViewsPerBuffer = 2;
 
 struct HostContext {
     int device = 0;
-    // true: the device_memory parameter set the capacity; false: physical RAM bounds it.
-    bool capacity_from_param = false;
-    std::shared_ptr<DeviceMemoryAccount> account;
-    HostRegistry registered;          // xfer_register bookkeeping
-    std::shared_ptr<LiveViews> views; // every live buffer's views (host_buffer.hpp)
+    std::shared_ptr<DeviceMemoryAccount> account; // the emulated device's, shared by its contexts
+    HostRegistry registered;                      // xfer_register bookkeeping
+    std::shared_ptr<LiveViews> views;             // every live buffer's views (host_devices.hpp)
+    HostStreams streams;                          // for xfer_unregister, which waits for them
 };
 
 // Physical RAM of the machine in bytes (sysconf), 0 if unknown.

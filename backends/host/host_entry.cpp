@@ -192,9 +192,11 @@ xfer_status buffer_copy_peer_async(void * /*dst_ctx*/, void *dst_buf, size_t dst
 
 // -------------------------------------------------------------------------- streams
 
-xfer_status stream_create(void * /*ctx*/, void **stream) {
+xfer_status stream_create(void *ctx, void **stream) {
     return guarded("host stream_create (starting the stream's worker thread)", [&] {
-        *stream = new HostStream();
+        auto created = std::make_unique<HostStream>();
+        as_context(ctx)->streams.add(created.get());
+        *stream = created.release();
         return XFER_SUCCESS;
     });
 }
@@ -211,13 +213,14 @@ xfer_status refuse_on_own_worker(HostStream &s, const char *operation) {
                         operation);
 }
 
-xfer_status stream_destroy(void * /*ctx*/, void *stream) {
+xfer_status stream_destroy(void *ctx, void *stream) {
     HostStream *s = as_stream(stream);
     if (xfer_status st = refuse_on_own_worker(*s, "host stream_destroy"); st != XFER_SUCCESS) {
         return st;
     }
     // Failures of earlier host functions are reported, but the stream goes either way.
     const xfer_status st = guarded("host stream_destroy", [&] { return s->synchronize(); });
+    as_context(ctx)->streams.remove(s);
     delete s;
     return st;
 }
@@ -326,7 +329,18 @@ xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned /*flags
 }
 
 xfer_status unregister_memory(void *ctx, void *ptr) {
-    return guarded("host unregister_memory", [&] { return as_context(ctx)->registered.remove(ptr); });
+    return guarded("host unregister_memory", [&] {
+        HostContext &c = *as_context(ctx);
+        // Queued copies may still read or write the range (xfer.h): they run first, as
+        // cudaDeviceSynchronize makes them on the CUDA backends, so the caller may free it after.
+        if (xfer_status st = c.registered.check_start(ptr); st != XFER_SUCCESS) {
+            return st;
+        }
+        if (xfer_status st = c.streams.drain("host unregister_memory"); st != XFER_SUCCESS) {
+            return st;
+        }
+        return c.registered.remove(ptr);
+    });
 }
 
 xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {

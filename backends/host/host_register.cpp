@@ -26,12 +26,23 @@ xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
     return XFER_SUCCESS;
 }
 
+namespace {
+xfer_status not_registered() {
+    return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                        "host unregister_memory: ptr is not the start of a range registered with this context");
+}
+} // namespace
+
+xfer_status HostRegistry::check_start(void *ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ranges_.count(reinterpret_cast<std::uintptr_t>(ptr)) != 0 ? XFER_SUCCESS : not_registered();
+}
+
 xfer_status HostRegistry::remove(void *ptr) {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = ranges_.find(reinterpret_cast<std::uintptr_t>(ptr));
     if (it == ranges_.end()) {
-        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
-                            "host unregister_memory: ptr is not the start of a range registered with this context");
+        return not_registered();
     }
     bytes_ -= it->second;
     ranges_.erase(it);

@@ -16,7 +16,9 @@ class HostRegistry {
   public:
     // INVALID_STATE when [ptr, ptr + bytes) overlaps a range already registered.
     xfer_status add(void *ptr, std::size_t bytes);
-    // INVALID_ARGUMENT when ptr is not the start of a registered range.
+    // INVALID_ARGUMENT (reported) when ptr is not the start of a registered range.
+    xfer_status check_start(void *ptr);
+    // As check_start, then forgets the range.
     xfer_status remove(void *ptr);
     void stats(xfer_registration_stats *out);
 

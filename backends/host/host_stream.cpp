@@ -2,8 +2,11 @@
 #include "host_stream.hpp"
 
 #include <exception>
+#include <memory>
 #include <utility>
+#include <vector>
 
+#include "host_event.hpp"
 #include <xfer_plugin/errors.hpp>
 
 namespace xfer::host {
@@ -102,6 +105,43 @@ void HostStream::serve() {
             drained_.notify_all();
         }
     }
+}
+
+void HostStreams::add(HostStream *s) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.insert(s);
+}
+
+void HostStreams::remove(HostStream *s) noexcept {
+    std::lock_guard<std::mutex> lock(mutex_);
+    streams_.erase(s);
+}
+
+xfer_status HostStreams::drain(const char *operation) {
+    std::vector<std::shared_ptr<EventMarker>> markers;
+    {
+        // Markers are queued under the lock, so no stream of the set is destroyed meanwhile; a
+        // stream destroyed after it still runs its queue, marker included, before it goes.
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (HostStream *s : streams_) {
+            if (s->is_worker_thread()) {
+                return plugin::fail(XFER_ERROR_INVALID_STATE,
+                                    "%s: called from a host function running on a stream of this context, which "
+                                    "would wait for itself (host functions must not call xfer functions)",
+                                    operation);
+            }
+        }
+        markers.reserve(streams_.size());
+        for (HostStream *s : streams_) {
+            auto marker = std::make_shared<EventMarker>();
+            s->enqueue(nullptr, [marker] { marker->complete(); });
+            markers.push_back(std::move(marker));
+        }
+    }
+    for (const std::shared_ptr<EventMarker> &marker : markers) {
+        marker->wait();
+    }
+    return XFER_SUCCESS;
 }
 
 } // namespace xfer::host

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <unordered_set>
 
 #include <xfer/xfer_backend.h>
 
@@ -58,6 +59,23 @@ class HostStream {
     bool task_failed_ = false;
     std::string task_failure_;
     std::thread worker_; // last member: starts once everything it uses exists
+};
+
+// The streams of one context, for the calls that wait for all of its queued work
+// (xfer_unregister, as cudaDeviceSynchronize does on the CUDA backends).
+class HostStreams {
+  public:
+    void add(HostStream *s); // throws std::bad_alloc (nothing added then)
+    void remove(HostStream *s) noexcept;
+    // Blocks until the work queued so far on every stream of the set has run. Failures of that
+    // work stay for the streams' own synchronisation. Reports and returns
+    // XFER_ERROR_INVALID_STATE (waiting for nothing) when called on one of these streams'
+    // workers, i.e. from a host function, which would wait for itself.
+    xfer_status drain(const char *operation);
+
+  private:
+    std::mutex mutex_;
+    std::unordered_set<HostStream *> streams_;
 };
 
 } // namespace xfer::host

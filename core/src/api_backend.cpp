@@ -26,13 +26,13 @@ Enumeration &this_thread() noexcept { return ThreadLasting<Enumeration, Enumerat
 
 void enumerate_backends() {
     Enumeration &e = this_thread();
-    e.backends = load_effective_config().discovery.backends;
+    e.backends = load_effective_config(nullptr, Opening::every).discovery.backends;
     e.have_backends = true;
 }
 
 void enumerate_settings() {
     Enumeration &e = this_thread();
-    e.settings = load_effective_config().settings;
+    e.settings = load_effective_config(nullptr, Opening::every).settings;
     e.have_settings = true;
 }
 

@@ -17,6 +17,25 @@ void check_timing(const Event &e, const char *arg) {
     if (!e.recorded.load()) raise(XFER_ERROR_INVALID_STATE, "xfer_event_elapsed_ms: ", arg, " was never recorded");
 }
 
+// One thread waiting in xfer_event_synchronize, counted in the event's waiters from the moment
+// it was inside the event's gate; the last one out after a release destroys the native event
+// (its status is not this call's: the wait's is).
+class WaitingOn {
+  public:
+    WaitingOn(Event &event, const char *function) : event_(event) {
+        ObjectUse inside(event, function, "e");
+        event.waiters.arrive();
+    }
+    ~WaitingOn() {
+        if (event_.waiters.depart()) (void)destroy_native(*event_.ctx, event_);
+    }
+    WaitingOn(const WaitingOn &) = delete;
+    WaitingOn &operator=(const WaitingOn &) = delete;
+
+  private:
+    Event &event_;
+};
+
 } // namespace
 
 extern "C" {
@@ -73,7 +92,16 @@ XFER_API xfer_status xfer_event_synchronize(xfer_event e) {
     constexpr const char *fn = "xfer_event_synchronize";
     return guard(fn, [&] {
         refuse_in_host_function(fn);
-        return call_on_object<Event, &xfer_backend_table::event_synchronize>(e, fn, "e", "event_synchronize");
+        auto event = lookup<Event>(e, fn, "e");
+        Context &c = *event->ctx;
+        // The context stays held for the whole wait (xfer_close waits for it); the event's gate
+        // only until this thread counts as a waiter (EventWaiters: a release never waits for it).
+        ContextUse use(c, fn);
+        const xfer_backend_table &t = c.table();
+        if (t.event_synchronize == nullptr) raise_not_supported(c, fn);
+        WaitingOn waiting(*event, fn);
+        call_backend(*c.plugin, fn, "event_synchronize", [&] { return t.event_synchronize(c.native, event->native); });
+        return XFER_SUCCESS;
     });
 }
 

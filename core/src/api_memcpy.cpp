@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "copy_ranges.hpp"
 #include "error.hpp"
 #include "objects.hpp"
 #include <xfer/xfer.h>
@@ -16,34 +17,6 @@ void check_kind(const char *function, xfer_copy_kind kind) {
     if (kind < XFER_COPY_HOST_TO_HOST || kind > XFER_COPY_DEFAULT) {
         raise(XFER_ERROR_INVALID_ARGUMENT, function, ": kind ", static_cast<long long>(kind),
               " is not an xfer_copy_kind (0 = HOST_TO_HOST ... 4 = DEFAULT)");
-    }
-}
-
-// Sizes no copy can have (the rule of xfer.h): larger than any object (PTRDIFF_MAX), or a
-// range that wraps around the end of the address space. Checked here, once, for every backend.
-constexpr std::size_t kMaxObject = static_cast<std::size_t>(PTRDIFF_MAX);
-
-bool wraps(const void *p, std::size_t bytes) { return reinterpret_cast<std::uintptr_t>(p) > UINTPTR_MAX - bytes; }
-
-// The common case, inline: both ranges are possible objects.
-bool range_fits(const void *dst, const void *src, std::size_t bytes) {
-    return bytes <= kMaxObject && !wraps(dst, bytes) && !wraps(src, bytes);
-}
-
-// Throws what is wrong with a range range_fits refused. `index` < 0 for a single copy, else
-// the batch entry named in the message.
-[[gnu::noinline]] void check_range(const char *function, long long index, const void *dst, const void *src,
-                                   std::size_t bytes) {
-    const std::string entry = index < 0 ? std::string() : msg("entry ", index, ": ");
-    if (bytes > kMaxObject) {
-        raise(XFER_ERROR_INVALID_SIZE, function, ": ", entry, bytes, " bytes exceeds the largest possible object (",
-              kMaxObject, " bytes)");
-    }
-    for (const auto &[name, p] : {std::pair<const char *, const void *>{"dst", dst}, {"src", src}}) {
-        if (wraps(p, bytes)) {
-            raise(XFER_ERROR_INVALID_SIZE, function, ": ", entry, name, " ", p, " + ", bytes,
-                  " bytes wraps around the end of the address space");
-        }
     }
 }
 
@@ -64,7 +37,7 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
         if (src == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": src is NULL");
         check_kind(fn, kind);
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": bytes is 0");
-        if (!range_fits(dst, src, bytes)) check_range(fn, -1, dst, src, bytes);
+        check_ranges(fn, -1, dst, src, bytes);
         // The stream's gate alone keeps the context's native object alive (objects.hpp: the
         // exception to the lifetime rule).
         ObjectUse stream_use(stream, fn, "s");
@@ -95,13 +68,20 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
             if (dsts[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dsts[", i, "] is NULL");
             if (srcs[i] == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": srcs[", i, "] is NULL");
             if (sizes[i] == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": sizes[", i, "] is 0");
-            if (!range_fits(dsts[i], srcs[i], sizes[i]))
-                check_range(fn, static_cast<long long>(i), dsts[i], srcs[i], sizes[i]);
+            if (!ranges_possible(dsts[i], srcs[i], sizes[i])) {
+                raise_impossible_ranges(fn, static_cast<long long>(i), dsts[i], srcs[i], sizes[i]);
+            }
             if (sizes[i] > kMaxObject - total) {
                 raise(XFER_ERROR_INVALID_SIZE, fn, ": the sizes of entries 0..", i,
                       " add up to more than the largest possible object (", kMaxObject, " bytes)");
             }
             total += sizes[i];
+        }
+        // Overlaps once every size is known possible: an impossible size is the first thing to say.
+        for (std::size_t i = 0; i < count; ++i) {
+            if (!ranges_disjoint(dsts[i], srcs[i], sizes[i])) {
+                raise_overlapping_ranges(fn, static_cast<long long>(i), dsts[i], srcs[i], sizes[i]);
+            }
         }
         ContextUse use(*context, fn);
         ObjectUse stream_use(*stream, fn, "s");

@@ -7,6 +7,7 @@
 #include <limits>
 #include <optional>
 
+#include "copy_ranges.hpp"
 #include "error.hpp"
 #include "objects.hpp"
 #include <xfer/xfer.h>
@@ -85,6 +86,7 @@ XFER_API xfer_status xfer_memcpy_peer_async(xfer_context dst_ctx, void *dst, xfe
         if (dst == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": dst is NULL");
         if (src == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": src is NULL");
         if (bytes == 0) raise(XFER_ERROR_INVALID_SIZE, fn, ": bytes is 0");
+        check_ranges(fn, -1, dst, src, bytes);
         PairUse use(*d, *c, fn);
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = peer_table(*d, fn, d->table().memcpy_peer_async != nullptr);

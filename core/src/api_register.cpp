@@ -38,6 +38,7 @@ XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, std::size_t byte
 XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr) {
     constexpr const char *fn = "xfer_unregister";
     return guard(fn, [&] {
+        refuse_in_host_function(fn); // it waits for the context's queued work, the caller's included
         auto context = lookup<Context>(ctx, fn, "ctx");
         if (ptr == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": ptr is NULL");
         ContextUse use(*context, fn);

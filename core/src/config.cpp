@@ -121,7 +121,7 @@ std::vector<std::pair<std::string, std::string>> EffectiveConfig::backend_params
     return out;
 }
 
-EffectiveConfig load_effective_config(const char *requested) {
+EffectiveConfig load_effective_config(const char *requested, Opening opening) {
     EffectiveConfig cfg;
     if (auto path = env("XFER_CONFIG")) cfg.file = read_config_file(*path);
     const ConfigFile &file = cfg.file;
@@ -186,7 +186,9 @@ EffectiveConfig load_effective_config(const char *requested) {
     for (const std::string &d : dirs) plugin_path.value += (plugin_path.value.empty() ? "" : ":") + d;
 
     cfg.settings = {backend, device, plugin_path};
-    const std::string only = requested != nullptr && *requested != '\0' ? std::string(requested) : cfg.backend;
+    const std::string only = opening == Opening::every                    ? std::string()
+                             : requested != nullptr && *requested != '\0' ? std::string(requested)
+                                                                          : cfg.backend;
     cfg.discovery = discover_backends(dirs, only, default_dir);
     check_section_keys(file, cfg.discovery);
 

@@ -42,8 +42,11 @@ struct EffectiveConfig {
 // environment variable) that is wrong. `requested` (xfer_open's backend argument, NULL when
 // none): the backend to open; with it, or with a backend named by XFER_BACKEND or the file,
 // only that backend's plugin is opened (plugin_registry.hpp says why), and the file's sections
-// of the other backends are checked by name only.
-EffectiveConfig load_effective_config(const char *requested = nullptr);
+// of the other backends are checked by name only. Opening::every (the enumeration entries):
+// every plugin found is opened whatever XFER_BACKEND or the file names, since a listing
+// shows every backend (the named one is only the default of xfer_open).
+enum class Opening { selected, every };
+EffectiveConfig load_effective_config(const char *requested = nullptr, Opening opening = Opening::selected);
 
 // XFER_<BACKEND>_<PARAM>: upper case, characters other than letters and digits become '_'.
 std::string param_env_name(const std::string &backend, const std::string &param);

@@ -74,9 +74,27 @@ struct Buffer : ChildObject {
 
 struct Stream : ChildObject {};
 
+// Threads blocked in xfer_event_synchronize wait outside the event's gate: a release must
+// not wait for them, since what they wait for may be up to the releasing thread (a host
+// function it would open after the release). They count themselves here instead, and the
+// native event goes when both the release and the last of them are done, whichever comes last.
+class EventWaiters {
+  public:
+    void arrive() noexcept { state_.fetch_add(1, std::memory_order_acq_rel); }
+    // True for the last waiter out after release(): it destroys the native event.
+    bool depart() noexcept { return state_.fetch_sub(1, std::memory_order_acq_rel) == (kReleased | 1u); }
+    // True when no thread waits: the releasing thread destroys the native event now.
+    bool release() noexcept { return (state_.fetch_or(kReleased, std::memory_order_acq_rel) & ~kReleased) == 0; }
+
+  private:
+    static constexpr std::uint32_t kReleased = 0x80000000u;
+    std::atomic<std::uint32_t> state_{0}; // kReleased | threads waiting
+};
+
 struct Event : ChildObject {
     unsigned flags = 0;
     std::atomic<bool> recorded{false};
+    EventWaiters waiters;
 };
 
 HandleTable<Context> &context_table();
@@ -457,6 +475,9 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
     {
         std::lock_guard<std::mutex> children(ctx.children_mutex);
         (ctx.*ObjectKind<T>::owned).erase(object->handle);
+    }
+    if constexpr (std::is_same_v<T, Event>) {
+        if (!object->waiters.release()) return; // the last thread in xfer_event_synchronize destroys it
     }
     call_backend(*ctx.plugin, function, ObjectKind<T>::destroy_entry, [&] { return destroy_native(ctx, *object); });
 }

@@ -235,31 +235,59 @@ std::string mode_text(mode_t mode) {
     return text;
 }
 
+// Who, besides this process's user and root, could replace what `st` describes: "" if
+// nobody, else a phrase for the message. `sticky_ok`: a folder with the sticky bit (as /tmp) may
+// be writable by others, since they cannot rename or remove what they do not own there.
+std::string others_can_replace(const struct stat &st, bool sticky_ok) {
+    if (st.st_uid != 0 && st.st_uid != ::geteuid()) {
+        return msg("is owned by another user (uid ", st.st_uid, ")");
+    }
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(sticky_ok && (st.st_mode & S_ISVTX) != 0)) {
+        return msg("is writable by ", (st.st_mode & S_IWOTH) != 0 ? "others" : "its group", " (mode ",
+                   mode_text(st.st_mode), ")");
+    }
+    return std::string();
+}
+
 // Why a plugin file must not be opened, or "" when it may: code that another user can
-// replace must not run in this process. XFER_PLUGIN_ALLOW_UNSAFE=1 (ignored in set-user-ID
-// programs) lets it through, for shared development trees.
+// replace must not run in this process. Another user can replace the file when they own it or
+// can write it, or own or can write its folder or any folder above it (renaming a folder
+// swaps everything below it). XFER_PLUGIN_ALLOW_UNSAFE=1 (ignored in set-user-ID programs)
+// lets it through, for shared development trees.
 std::string unsafe_reason(const fs::path &dir, const fs::path &file) {
     const char *allow = secure_getenv("XFER_PLUGIN_ALLOW_UNSAFE");
     if (allow != nullptr && std::strcmp(allow, "1") == 0) return std::string();
     const std::string advice = "; not loaded (XFER_PLUGIN_ALLOW_UNSAFE=1 allows it)";
     struct stat st {};
-    if (::stat(dir.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return msg("plugin ", file.string(), ": its folder ", dir.string(), " is writable by ",
-                   (st.st_mode & S_IWOTH) != 0 ? "others" : "its group", " (mode ", mode_text(st.st_mode), ")", advice);
+    if (::stat(dir.c_str(), &st) == 0) {
+        if (std::string who = others_can_replace(st, false); !who.empty()) {
+            return msg("plugin ", file.string(), ": its folder ", dir.string(), " ", who, advice);
+        }
+    }
+    std::error_code ec;
+    const fs::path home = fs::canonical(dir, ec);
+    if (!ec) {
+        for (fs::path above = home.parent_path(); !above.empty(); above = above.parent_path()) {
+            if (::stat(above.c_str(), &st) == 0) {
+                if (std::string who = others_can_replace(st, true); !who.empty()) {
+                    return msg("plugin ", file.string(), ": the folder ", above.string(), " above it ", who, advice);
+                }
+            }
+            if (above == above.root_path()) break;
+        }
     }
     if (::lstat(file.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-        std::error_code ec;
         const fs::path target = fs::canonical(file, ec);
-        const fs::path home = fs::canonical(dir, ec);
         if (ec || target.parent_path() != home) {
             return msg("plugin ", file.string(), " is a symbolic link to ",
                        ec ? std::string("(unresolvable)") : target.string(), ", outside the search folder ",
                        dir.string(), advice);
         }
     }
-    if (::stat(file.c_str(), &st) == 0 && (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-        return msg("plugin ", file.string(), " is writable by ", (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
-                   " (mode ", mode_text(st.st_mode), ")", advice);
+    if (::stat(file.c_str(), &st) == 0) {
+        if (std::string who = others_can_replace(st, false); !who.empty()) {
+            return msg("plugin ", file.string(), " ", who, advice);
+        }
     }
     return std::string();
 }

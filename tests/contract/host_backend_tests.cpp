@@ -131,8 +131,50 @@ TEST(HostBackend, DefaultCapacityCountsBothViews) {
     EXPECT_EQ(xfer_alloc(ctx, static_cast<std::size_t>(ram / 2 + 4096), 0, &b), XFER_ERROR_OUT_OF_MEMORY);
     EXPECT_NE(std::string(xfer_last_error()).find("emulated device memory exhausted"), std::string::npos)
         << xfer_last_error();
+    EXPECT_NE(std::string(xfer_last_error()).find("half the physical RAM, as device_memory is 0"), std::string::npos)
+        << xfer_last_error();
     EXPECT_EQ(b, nullptr);
     EXPECT_XFER_OK(xfer_close(ctx));
+}
+
+// Contexts on one emulated device share its memory, as contexts on one GPU do: together they
+// never allocate more than device_memory. (Before, each context had the whole capacity.)
+TEST(HostBackend, ContextsOfOneDeviceShareItsCapacity) {
+    ScopedDeviceMemory limit("1MiB");
+    xfer_context first = nullptr, second = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &first));
+    ASSERT_XFER_OK(xfer_open("host", 0, &second));
+    xfer_buffer a = nullptr, b = nullptr;
+    ASSERT_XFER_OK(xfer_alloc(first, 600 << 10, 0, &a));
+    xfer_device_info dev{};
+    ASSERT_XFER_OK(xfer_device_get_info(second, &dev));
+    EXPECT_EQ(dev.free_memory, (1u << 20) - (600u << 10)) << "the other context's buffer is on this device too";
+    EXPECT_EQ(xfer_alloc(second, 600 << 10, 0, &b), XFER_ERROR_OUT_OF_MEMORY);
+    const std::string message = xfer_last_error();
+    EXPECT_NE(message.find("all its contexts together"), std::string::npos) << message;
+    EXPECT_NE(message.find("set by the device_memory parameter"), std::string::npos) << message;
+    EXPECT_EQ(b, nullptr);
+    {
+        // A context asking the open device for another capacity is refused, naming both.
+        ScopedDeviceMemory other("2MiB");
+        xfer_context third = nullptr;
+        EXPECT_EQ(xfer_open("host", 0, &third), XFER_ERROR_CONFIG);
+        const std::string why = xfer_last_error();
+        EXPECT_NE(why.find("1048576"), std::string::npos) << why;
+        EXPECT_NE(why.find("2097152"), std::string::npos) << why;
+        EXPECT_EQ(third, nullptr);
+    }
+    // Closing the first context frees its buffer for the second.
+    EXPECT_XFER_OK(xfer_close(first));
+    EXPECT_XFER_OK(xfer_alloc(second, 600 << 10, 0, &b));
+    EXPECT_XFER_OK(xfer_close(second));
+    // With every context closed the device may be opened with another capacity.
+    ScopedDeviceMemory other("2MiB");
+    xfer_context again = nullptr;
+    ASSERT_XFER_OK(xfer_open("host", 0, &again));
+    ASSERT_XFER_OK(xfer_device_get_info(again, &dev));
+    EXPECT_EQ(dev.total_memory, 2u << 20);
+    EXPECT_XFER_OK(xfer_close(again));
 }
 
 // Holds a stream until released, so "work is still queued" does not depend on timing.

@@ -249,6 +249,41 @@ struct Batch {
     std::vector<std::size_t> sizes;
 };
 
+// Copies between overlapping ranges are refused on every backend before anything is queued
+// (memcpy and cudaMemcpy leave them undefined). Ranges that only touch are fine.
+TEST_P(BadArguments, OverlappingRangesAreRefusedAndTouchingOnesCopy) {
+    auto &host = keep<Bytes>(random_bytes(1 << 16, 121));
+    const Bytes before = host;
+    unsigned char *h = host.data();
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, h + 100, h, 1000, XFER_COPY_HOST_TO_HOST, stream_),
+                      XFER_ERROR_INVALID_ARGUMENT, {"overlap", "900"});
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, h, h + 100, 1000, XFER_COPY_DEFAULT, stream_),
+                      XFER_ERROR_INVALID_ARGUMENT, {"overlap"});
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, h, h, 1, XFER_COPY_HOST_TO_HOST, stream_), XFER_ERROR_INVALID_ARGUMENT,
+                      {"overlap"});
+    const std::size_t bytes = 1 << 16;
+    xfer_buffer b = alloc(bytes);
+    ASSERT_NE(b, nullptr);
+    auto *d = static_cast<unsigned char *>(xfer_device_ptr(b));
+    EXPECT_XFER_FAILS(xfer_memcpy_async(ctx_, d + 4096, d, 8192, XFER_COPY_DEVICE_TO_DEVICE, stream_),
+                      XFER_ERROR_INVALID_ARGUMENT, {"overlap"});
+    // A batch with one overlapping entry queues nothing, and says which entry.
+    auto &out = keep<Bytes>(Bytes(4096, 0));
+    void *dsts[2] = {out.data(), h + 10};
+    const void *srcs[2] = {h, h};
+    const std::size_t sizes[2] = {4096, 20};
+    EXPECT_XFER_FAILS(xfer_memcpy_batch_async(ctx_, dsts, srcs, sizes, 2, XFER_COPY_HOST_TO_HOST, stream_),
+                      XFER_ERROR_INVALID_ARGUMENT, {"entry 1", "overlap"});
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_TRUE(same_bytes(Bytes(4096, 0), out)) << "entry 0 of a refused batch was copied";
+    EXPECT_TRUE(same_bytes(before, host)) << "a refused copy wrote its destination";
+    // Touching, not overlapping: the second half takes the first half's bytes.
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, h + 1000, h, 1000, XFER_COPY_HOST_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_TRUE(same_bytes(before.data(), h + 1000, 1000));
+    EXPECT_TRUE(same_bytes(before.data(), h, 1000));
+}
+
 TEST_P(BadArguments, BatchWithANullEntryNamesItsIndex) {
     Batch batch(200);
     batch.dsts[137] = nullptr;

@@ -189,6 +189,48 @@ TEST_P(Events, WaitHoldsTheStreamUntilTheRecordCompletes) {
     EXPECT_FALSE(gate.timed_out());
 }
 
+// Destroying an event returns without waiting for a thread blocked in xfer_event_synchronize
+// on it: what that thread waits for (here a gate on the stream) may be up to the destroying
+// thread. That thread's wait still ends normally once the work completes. (Before, destroy
+// waited for the waiter, which waited for the gate that only this thread opens: a deadlock,
+// broken here by the bounded wait.)
+TEST_P(Events, DestroyDoesNotWaitForAThreadInSynchronize) {
+    xfer_event e = nullptr;
+    ASSERT_XFER_OK(xfer_event_create(ctx_, XFER_EVENT_DEFAULT, &e));
+    HostGate &gate = new_gate();
+    ASSERT_XFER_OK(gate.block(stream_));
+    ASSERT_XFER_OK(xfer_event_record(e, stream_));
+    std::atomic<bool> waiting{false};
+    xfer_status waited = XFER_ERROR_INTERNAL;
+    std::thread waiter([&] {
+        waiting = true;
+        waited = xfer_event_synchronize(e);
+    });
+    while (!waiting.load()) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(200)); // well inside the wait by now
+    std::atomic<bool> destroyed{false};
+    xfer_status destroy_status = XFER_ERROR_INTERNAL;
+    std::thread destroyer([&] {
+        destroy_status = xfer_event_destroy(e);
+        destroyed = true;
+    });
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!destroyed.load() && std::chrono::steady_clock::now() < limit) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    const bool returned_first = destroyed.load();
+    EXPECT_TRUE(returned_first) << "xfer_event_destroy waited for the thread in xfer_event_synchronize";
+    gate.open();
+    destroyer.join();
+    waiter.join();
+    EXPECT_EQ(destroy_status, XFER_SUCCESS) << xfer_last_error();
+    EXPECT_EQ(waited, XFER_SUCCESS) << "the waiter's wait completes normally";
+    EXPECT_XFER_FAILS(xfer_event_query(e), XFER_ERROR_INVALID_HANDLE, {"e"});
+    EXPECT_XFER_FAILS(xfer_event_synchronize(e), XFER_ERROR_INVALID_HANDLE, {"e"});
+    EXPECT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_FALSE(gate.timed_out());
+}
+
 XFER_CONTRACT_SUITE(Events);
 
 } // namespace

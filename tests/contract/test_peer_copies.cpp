@@ -283,6 +283,9 @@ TEST_P(PeerCopy, BadArgumentsLeaveTheDestinationIntact) {
                       {"src", "NULL"});
     EXPECT_XFER_FAILS(xfer_memcpy_peer_async(peer_, d, ctx_, s, 0, stream_), XFER_ERROR_INVALID_SIZE, {"bytes", "0"});
     EXPECT_XFER_FAILS(xfer_memcpy_peer_async(peer_, d, ctx_, s, bytes, nullptr), XFER_ERROR_INVALID_HANDLE, {"s"});
+    // Ranges that overlap (the same memory named twice) are refused as for xfer_memcpy_async.
+    EXPECT_XFER_FAILS(xfer_memcpy_peer_async(peer_, d, ctx_, static_cast<const char *>(d) + 100, 1000, stream_),
+                      XFER_ERROR_INVALID_ARGUMENT, {"overlap", "900"});
     EXPECT_XFER_FAILS(xfer_copy_peer_async(dst, 0, src, 0, 0, stream_), XFER_ERROR_INVALID_SIZE, {"bytes", "0"});
     EXPECT_XFER_FAILS(xfer_copy_peer_async(dst, 1, src, 0, bytes, stream_), XFER_ERROR_OUT_OF_BOUNDS,
                       {"dst_offset", "past the end"});

@@ -7,7 +7,9 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <string>
 #include <thread>
+#include <utility>
 
 #include "contract_fixture.hpp"
 
@@ -56,6 +58,61 @@ TEST_P(Registration, RegisterCopyUnregisterRoundTrips) {
     s = stats();
     EXPECT_EQ(s.registered_ranges, 0u);
     EXPECT_EQ(s.registered_bytes, 0u);
+}
+
+// xfer_unregister waits for the context's queued work (xfer.h): once it returns, the caller may
+// overwrite and free the memory. The copies are held up by a sleep on the stream; unregistering
+// while they are queued must still leave the device with the bytes as they were.
+TEST_P(Registration, UnregisterWaitsForQueuedCopiesOfTheRange) {
+    const std::size_t bytes = 8u << 20;
+    auto *user = new UserMemory(bytes);
+    const Bytes src = random_bytes(bytes, 805);
+    std::copy(src.begin(), src.end(), user->data);
+    ASSERT_XFER_OK(xfer_register(ctx_, user->data, bytes, XFER_REGISTER_DEFAULT));
+    xfer_buffer b = alloc(bytes);
+    ASSERT_NE(b, nullptr);
+    xfer_stream second = new_stream();
+    ASSERT_NE(second, nullptr);
+    auto &sleep_ms = keep<int>(100);
+    const std::size_t half = bytes / 2;
+    auto *device = static_cast<unsigned char *>(xfer_device_ptr(b));
+    // One half on each of two streams: unregistering waits for every stream of the context.
+    for (const auto &[s, offset] : {std::pair<xfer_stream, std::size_t>{stream_, 0}, {second, half}}) {
+        ASSERT_XFER_OK(xfer_stream_launch_host_func(s, sleep_ms_host_fn, &sleep_ms));
+        ASSERT_XFER_OK(xfer_memcpy_async(ctx_, device + offset, user->data + offset, half, XFER_COPY_DEFAULT, s));
+    }
+    ASSERT_XFER_OK(xfer_unregister(ctx_, user->data));
+    std::fill(user->data, user->data + bytes, 0);
+    delete user; // under AddressSanitizer, a copy still queued would now read freed memory
+    Bytes back;
+    ASSERT_TRUE(read_device(b, 0, bytes, &back));
+    EXPECT_TRUE(same_bytes(src, back));
+}
+
+// Waiting for its own stream from a host function would never return.
+TEST_P(Registration, UnregisterFromAHostFunctionIsInvalidState) {
+    UserMemory user(1 << 16);
+    ASSERT_XFER_OK(xfer_register(ctx_, user.data, user.bytes, XFER_REGISTER_DEFAULT));
+    struct Call {
+        xfer_context ctx;
+        void *ptr;
+        xfer_status status = XFER_SUCCESS;
+        std::string message;
+    };
+    auto &call = keep<Call>(Call{ctx_, user.data});
+    ASSERT_XFER_OK(xfer_stream_launch_host_func(
+        stream_,
+        [](void *p) {
+            auto *c = static_cast<Call *>(p);
+            c->status = xfer_unregister(c->ctx, c->ptr);
+            c->message = xfer_last_error();
+        },
+        &call));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(call.status, XFER_ERROR_INVALID_STATE) << call.message;
+    EXPECT_NE(call.message.find("host function"), std::string::npos) << call.message;
+    EXPECT_EQ(stats().registered_ranges, 1u) << "the range stays registered";
+    EXPECT_XFER_OK(xfer_unregister(ctx_, user.data));
 }
 
 TEST_P(Registration, SameRangeTwiceIsInvalidStateAndKeepsTheFirst) {

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which backend and device xfer_open picks: argument, XFER_BACKEND, config file, default order.
+#include <algorithm>
+
 #include "test_support.hpp"
 
 using namespace xfer::test;
@@ -139,6 +141,52 @@ TEST_F(BackendSelection, BadDeviceInEnvironmentIsConfigError) {
     std::string m = xfer_last_error();
     EXPECT_NE(m.find("XFER_DEVICE"), std::string::npos) << m;
     EXPECT_NE(m.find("'abc'"), std::string::npos) << m;
+}
+
+} // namespace
+
+// A listing shows every backend, whatever XFER_BACKEND names: the name only chooses what
+// xfer_open(NULL, ...) opens. (Before, the listing held the named backend alone, and nothing
+// for a name that matched no backend, with XFER_SUCCESS.)
+namespace {
+
+std::vector<std::string> listed_backends() {
+    int count = 0;
+    EXPECT_XFER(XFER_SUCCESS, xfer_backend_count(&count));
+    std::vector<std::string> names;
+    for (int i = 0; i < count; ++i) {
+        xfer_backend_info info{};
+        EXPECT_XFER(XFER_SUCCESS, xfer_backend_get_info(i, &info));
+        names.emplace_back(info.name);
+    }
+    return names;
+}
+
+TEST_F(BackendSelection, ListingShowsEveryBackendWhateverXferBackendNames) {
+    const std::vector<std::string> all = listed_backends();
+    for (const char *name : {"mock", "mockfull"}) {
+        ASSERT_NE(std::find(all.begin(), all.end(), name), all.end()) << name;
+    }
+    for (const char *named : {"mock", "mockfull", "warp_drive"}) {
+        SCOPED_TRACE(named);
+        EnvGuard backend("XFER_BACKEND", std::string(named));
+        EXPECT_EQ(listed_backends(), all);
+        int params = 0;
+        EXPECT_XFER(XFER_SUCCESS, xfer_param_count(&params));
+        bool mockfull_params = false;
+        for (int i = 0; i < params; ++i) {
+            xfer_param_info p{};
+            ASSERT_XFER(XFER_SUCCESS, xfer_param_get_info(i, &p));
+            mockfull_params = mockfull_params || std::string(p.section) == "mockfull";
+        }
+        EXPECT_TRUE(mockfull_params) << "every found backend's parameters are listed";
+    }
+    // Opening by default still follows the name, and a name that matches nothing is an error.
+    EnvGuard backend("XFER_BACKEND", std::string("warp_drive"));
+    xfer_context ctx = nullptr;
+    EXPECT_XFER(XFER_ERROR_BACKEND_NOT_FOUND, xfer_open(nullptr, -1, &ctx));
+    EXPECT_NE(std::string(xfer_last_error()).find("warp_drive"), std::string::npos) << xfer_last_error();
+    EXPECT_EQ(ctx, nullptr);
 }
 
 } // namespace

@@ -25,11 +25,6 @@ namespace {
 
 class Reliability : public CoreTest {};
 
-std::string reason_of(const std::string &name) {
-    auto info = find_backend(name);
-    return info ? std::string(info->reason) : std::string("(not listed)");
-}
-
 // ------------------------------------------------------------- plugins (defects 2, 3)
 
 TEST_F(Reliability, PluginWithAnUnresolvedSymbolIsRefusedAtLoad) {
@@ -44,28 +39,6 @@ TEST_F(Reliability, PluginWithAnUnresolvedSymbolIsRefusedAtLoad) {
     ASSERT_XFER(XFER_SUCCESS, xfer_open("mock", 0, &ctx));
     EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
 }
-
-// A private folder holding a copy of the good mock plugin under a new name.
-class PluginCopy {
-  public:
-    explicit PluginCopy(const std::string &name) : holder_("", "placeholder") {
-        dir_ = fs::path(holder_.dir()) / "plugins";
-        fs::create_directory(dir_);
-        ::chmod(dir_.c_str(), 0755);
-        file_ = dir_ / ("libxfer-backend-" + name + ".so");
-        // The mock's table calls itself "mock": keep that name so only the checks under test differ.
-        fs::copy_file(plugin_dir("good") + "/libxfer-backend-mock.so", file_);
-        ::chmod(file_.c_str(), 0755);
-    }
-    std::string dir() const { return dir_.string(); }
-    std::string file() const { return file_.string(); }
-    std::string root() const { return holder_.dir(); }
-
-  private:
-    TempFile holder_;
-    fs::path dir_;
-    fs::path file_;
-};
 
 TEST_F(Reliability, WritablePluginFoldersFilesAndOutsideLinksAreRefusedAndSaySo) {
     PluginCopy copy("mock");

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -54,6 +55,28 @@ class TempFile {
     std::string path_;
 };
 
+// A private folder holding a copy of the good mock plugin under a new name.
+class PluginCopy {
+  public:
+    explicit PluginCopy(const std::string &name) : holder_("", "placeholder") {
+        dir_ = std::filesystem::path(holder_.dir()) / "plugins";
+        std::filesystem::create_directory(dir_);
+        ::chmod(dir_.c_str(), 0755);
+        file_ = dir_ / ("libxfer-backend-" + name + ".so");
+        // The mock's table calls itself "mock": keep that name so only the checks under test differ.
+        std::filesystem::copy_file(plugin_dir("good") + "/libxfer-backend-mock.so", file_);
+        ::chmod(file_.c_str(), 0755);
+    }
+    std::string dir() const { return dir_.string(); }
+    std::string file() const { return file_.string(); }
+    std::string root() const { return holder_.dir(); }
+
+  private:
+    TempFile holder_;
+    std::filesystem::path dir_;
+    std::filesystem::path file_;
+};
+
 // Every test starts from an environment with no xfer variable set, whatever the caller's
 // shell has, and with the plugin path pointing at the mock folders it names.
 class CoreTest : public ::testing::Test {
@@ -86,6 +109,12 @@ inline std::optional<xfer_backend_info> find_backend(const std::string &name) {
         if (xfer_backend_get_info(i, &info) == XFER_SUCCESS && name == info.name) return info;
     }
     return std::nullopt;
+}
+
+// Why backend `name` is unavailable ("" when it is available), or "(not listed)".
+inline std::string reason_of(const std::string &name) {
+    auto info = find_backend(name);
+    return info ? std::string(info->reason) : std::string("(not listed)");
 }
 
 } // namespace xfer::test

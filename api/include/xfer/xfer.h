@@ -279,18 +279,25 @@ XFER_API const char *xfer_last_error(void);
 
 /* ---------------------------------------------------------------- backends */
 
-/** Number of backends found on the plugin search path (available or not), searched now:
+/** Number of backends found on the plugin search path (available or not), every one of them
+    whatever XFER_BACKEND or the configuration's `backend` names (those only choose what
+    xfer_open(NULL, ...) opens; a name that matches no backend is xfer_open's
+    XFER_ERROR_BACKEND_NOT_FOUND), searched now:
     XFER_PLUGIN_PATH (colon-separated), then the configuration's plugin_path, then lib/xfer/
     next to libxfer.so (resolved to an absolute path once, when libxfer.so is loaded). The
     current directory is never searched. Plugins found are loaded once (every symbol bound at
-    load: RTLD_NOW) and stay loaded. A plugin file, or its folder, that is writable by its
-    group or by others, or a symbolic link to a file outside the folder searched, is listed
-    unavailable with the reason and never opened, unless XFER_PLUGIN_ALLOW_UNSAFE=1.
+    load: RTLD_NOW) and stay loaded. A plugin file that another user could replace is listed
+    unavailable with the reason and never opened, unless XFER_PLUGIN_ALLOW_UNSAFE=1: the file,
+    its folder or any folder above it owned by a user other than root and this process's
+    (effective) user, or writable by its group or by others (a folder above with the sticky
+    bit, as /tmp, excepted), and a symbolic link to a file outside the folder searched.
     Before a file is opened in this process it is opened in a check process
-    (lib/xfer/xfer-plugin-check, started with posix_spawn, ~10 ms per file, once per process):
-    a file whose constructors or entry point abort, crash, exit or run for more than 30 s is
-    listed unavailable with the signal or exit status and never opened here.
-    XFER_PLUGIN_CHECK=0 skips the check, as does a missing checker file.
+    (lib/xfer/xfer-plugin-check, started with posix_spawn, ~10 ms per file, once per process),
+    which reports through a pipe once the file's constructors and entry point have returned:
+    a file whose check process ends without that report (abort, crash, exit) or runs for more
+    than 30 s is listed unavailable with the signal or exit status where it can be collected,
+    and never opened here, whatever the application does with SIGCHLD; so is a file whose check
+    cannot be started. XFER_PLUGIN_CHECK=0 skips the check, as does a missing checker file.
     A file with the name of a backend in lib/xfer/ (a built-in one) found in another folder is
     listed unavailable, saying so, and never opened: the built-in one is used (listed after it),
     unless XFER_PLUGIN_OVERRIDE=1, which lets the first file of a name win.
@@ -307,7 +314,8 @@ XFER_API xfer_status xfer_backend_count(int *count);
 XFER_API xfer_status xfer_backend_get_info(int index, xfer_backend_info *info);
 
 /** Configuration parameter `index` of the effective configuration: the top-level keys,
-    then each found backend's declared parameters, with value and source. Returns
+    then the declared parameters of every backend found (as xfer_backend_count), with value
+    and source. Returns
     XFER_ERROR_INVALID_ARGUMENT (info NULL or index out of range) and XFER_ERROR_CONFIG
     (the configuration is invalid; xfer_last_error names the key and line). Thread-safe. */
 XFER_API xfer_status xfer_param_count(int *count);
@@ -429,7 +437,8 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     alive until then, while a buffer's views may be freed meanwhile (the release waits for
     the copy: see "Releasing with work still queued" above).
     Returns XFER_ERROR_INVALID_HANDLE (ctx or s invalid or foreign), XFER_ERROR_INVALID_ARGUMENT
-    (dst or src NULL, kind unknown), XFER_ERROR_INVALID_SIZE (bytes 0, bytes > PTRDIFF_MAX, or
+    (dst or src NULL, kind unknown, [dst, dst + bytes) and [src, src + bytes) overlap: refused
+    on every backend, nothing queued), XFER_ERROR_INVALID_SIZE (bytes 0, bytes > PTRDIFF_MAX, or
     dst or src + bytes wraps around the address space), XFER_ERROR_BACKEND
     (e.g. cudaErrorInvalidValue for a kind that does not match the pointers). Thread-safe. */
 XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
@@ -457,7 +466,7 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     The copies of a batch may run in any order relative to each other; the batch as a whole is
     ordered after earlier work on `s`. Arrays are read during the call only.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (an array NULL, an entry NULL
-    (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, a size 0 or an
+    or an entry whose two ranges overlap (message gives its index), kind unknown), XFER_ERROR_INVALID_SIZE (count 0, a size 0 or an
     impossible entry as for xfer_memcpy_async: message gives its index; sizes adding up past
     PTRDIFF_MAX), XFER_ERROR_BACKEND. Releasing a buffer whose views a queued batch uses
     follows "Releasing with work still queued" above. Nothing is queued when it fails validation.
@@ -502,7 +511,9 @@ XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, size_t bytes, un
     queued DMA may still read or write the range; then cudaHostUnregister (each piece).
     Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (ptr NULL, or not the
     start of a range registered with this context), XFER_ERROR_NOT_SUPPORTED, XFER_ERROR_BACKEND
-    (the range is forgotten anyway). Thread-safe. */
+    (the range is forgotten anyway), XFER_ERROR_INVALID_STATE (called from a host function,
+    which would wait for its own stream). host backend: waits for the work queued so far on
+    every stream of the context, then forgets the range. Thread-safe. */
 XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr);
 
 /** What a context has registered: explicitly (xfer_register) and through its automatic
@@ -569,7 +580,11 @@ XFER_API void *xfer_stream_native(xfer_stream s);
     XFER_ERROR_OUT_OF_MEMORY, XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_event_create(xfer_context ctx, unsigned flags, xfer_event *e);
 
-/** Destroys an event (cudaEventDestroy); work that waits on it is unaffected.
+/** Destroys an event (cudaEventDestroy); work that waits on it is unaffected. Returns without
+    waiting for threads blocked in xfer_event_synchronize on it: they return when the work
+    before the record completes, and the native event is destroyed when the last of them has
+    left (so destroying never deadlocks with a waiter whose work the destroying thread would
+    let run later). Calls that start after it get XFER_ERROR_INVALID_HANDLE.
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_event_destroy(xfer_event e);
 
@@ -630,7 +645,8 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
     stream's worker thread.
     Returns XFER_ERROR_INVALID_HANDLE (dst_ctx, src_ctx or s invalid or closed; the two
     contexts of different backends; s of neither context), XFER_ERROR_INVALID_ARGUMENT (dst or
-    src NULL; both contexts on the same device), XFER_ERROR_INVALID_SIZE (bytes 0),
+    src NULL; both contexts on the same device; the two ranges overlap), XFER_ERROR_INVALID_SIZE
+    (bytes 0, bytes > PTRDIFF_MAX, a range wrapping around the address space),
     XFER_ERROR_NOT_SUPPORTED (the backend has no peer copies, e.g. a plugin built for plugin
     ABI 1.0 or 1.1), XFER_ERROR_BACKEND (a native call failed, e.g. a pointer that is not memory of
     its context's device: cudaErrorInvalidValue). Thread-safe. */
