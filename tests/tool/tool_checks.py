@@ -39,14 +39,32 @@ def expect(condition, message):
         fail(message)
 
 
-def run(tool, args, env_extra=None, expect_rc=0):
+def tool_env(env_extra=None):
+    """The environment the tool runs in: none of the variables that change what it does, then env_extra."""
     env = dict(os.environ)
     env.pop("XFER_TOOL_CORRUPT", None)
     env.pop("XFER_CONFIG", None)
     env.pop("XFER_BACKEND", None)
     if env_extra:
         env.update(env_extra)
-    proc = subprocess.run([tool] + args, capture_output=True, text=True, env=env, timeout=600)
+    return env
+
+
+def run(tool, args, env_extra=None, expect_rc=0, timeout=600, memory_limit=None):
+    """Runs the tool to its end; memory_limit (bytes of address space) makes a runaway
+    allocation fail at once instead of taking the machine's memory."""
+    env = tool_env(env_extra)
+    limit = None
+    if memory_limit is not None:
+        import resource
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+    try:
+        proc = subprocess.run([tool] + args, capture_output=True, text=True, env=env, timeout=timeout,
+                              preexec_fn=limit)
+    except subprocess.TimeoutExpired:
+        fail("xfer-tool %s: still running after %d s" % (" ".join(args), timeout))
     if expect_rc is not None and proc.returncode != expect_rc:
         fail("xfer-tool %s: exit status %d, expected %d\nstdout:\n%s\nstderr:\n%s"
              % (" ".join(args), proc.returncode, expect_rc, proc.stdout[-4000:], proc.stderr[-4000:]))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // Size parsing and printing, rates and number formatting of xfer-tool's reports.
 #include <stdexcept>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -61,6 +62,42 @@ TEST(ParseSizeList, LinearAndExplicitGeometricRanges) {
     EXPECT_THROW(parse_size_list("1KiB:8KiB:+0"), std::invalid_argument);
     EXPECT_THROW(parse_size_list("1KiB:8KiB:+lots"), std::invalid_argument);
     EXPECT_THROW(parse_size_list("1KiB:8KiB:x1"), std::invalid_argument);
+}
+
+TEST(ParseSizeList, RefusesMoreSizesThanTheLimitBeforeAllocating) {
+    EXPECT_EQ(kMaxSizeListPoints, 10000u);
+    EXPECT_EQ(parse_size_list("1:10000:+1").size(), kMaxSizeListPoints);
+    EXPECT_EQ(parse_size_list("1:10000:+1").back(), 10000u);
+    try {
+        parse_size_list("1:99999TiB:+1"); // 99999 * 2^40 sizes: would grow until memory runs out
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_STREQ(e.what(), "range '1:99999TiB:+1' has 109950063265972224 sizes, more than the limit of 10000 "
+                               "(use a larger step or a geometric range FROM:TO:FACTOR)");
+    }
+    try {
+        parse_size_list("1:10001:+1");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument &e) {
+        EXPECT_NE(std::string(e.what()).find("has 10001 sizes, more than the limit of 10000"), std::string::npos)
+            << e.what();
+    }
+    // From 1 byte to 2^64 - 1 in steps of 1: the count itself must not overflow.
+    EXPECT_THROW(parse_size_list("1:18446744073709551615:+1"), std::invalid_argument);
+    // A geometric range is at most 64 sizes whatever its ends.
+    EXPECT_EQ(parse_size_list("1:18446744073709551615:2").size(), 64u);
+
+    std::string list = "1KiB";
+    for (std::size_t i = 1; i < kMaxSizeListPoints; ++i) list += ",1KiB";
+    EXPECT_EQ(parse_size_list(list).size(), kMaxSizeListPoints);
+    try {
+        parse_size_list(list + ",1KiB");
+        FAIL() << "no exception";
+    } catch (const std::invalid_argument &e) {
+        // The message shows the start of the list, not all of it.
+        EXPECT_STREQ(e.what(), "list '1KiB,1KiB,1KiB,1KiB,1KiB,1KiB,1KiB,1KiB,...' has 10001 sizes, more than the "
+                               "limit of 10000 (measure fewer sizes)");
+    }
 }
 
 TEST(ParseSizeList, DefaultSweepIsOneKiBToOneGiBByFour) {

@@ -57,6 +57,13 @@ const std::string &repeats_help() {
     return text;
 }
 
+const std::string &sizes_help() {
+    static const std::string text = "bandwidth sweep: sizes separated by commas, a geometric range (factor 4 if left "
+                                    "out) or a linear one (FROM:TO:+STEP); at most " +
+                                    std::to_string(kMaxSizeListPoints) + " sizes";
+    return text;
+}
+
 const std::vector<OptionSpec> &run_specs() {
     static const std::vector<OptionSpec> specs = {
         {"backend", "", "NAME[,NAME...]|all", "", "",
@@ -69,9 +76,7 @@ const std::vector<OptionSpec> &run_specs() {
          "reported per device (peer runs once per backend: it covers every device pair itself)"},
         {"size", "s", "SIZE", "256MiB", "16MiB",
          "data size of roundtrip, sync-async, vector-add (per array), overlap (in total) and access"},
-        {"sizes", "", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16",
-         "bandwidth sweep: sizes separated by commas, a geometric range (factor 4 if left out) or a linear one "
-         "(FROM:TO:+STEP)"},
+        {"sizes", "", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16", sizes_help().c_str()},
         {"direction", "", "h2d,d2h,bidir", "h2d,d2h,bidir", "", "bandwidth: directions to measure"},
         {"repeats", "n", "N", "20", "5", repeats_help().c_str()},
         {"warmup", "w", "N", "2", "1", "untimed warm-up runs before the timed repeats"},
@@ -83,10 +88,11 @@ const std::vector<OptionSpec> &run_specs() {
         {"seed", "", "N", "", "", "seed of the random data. Default: a random seed (recorded in the report)"},
         {"format", "", "table|csv|json", "table", "", "report format"},
         {"output", "o", "FILE", "", "",
-         "write the report to FILE (opened before anything is measured). Default: stdout"},
+         "write the report to FILE (opened before anything is measured; it replaces an earlier FILE only once "
+         "complete, so an interrupted run keeps it). Default: stdout"},
         {"trace", "", "FILE", "", "",
          "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
-         "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap')"},
+         "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap'); written as -o is"},
     };
     return specs;
 }
@@ -495,7 +501,9 @@ std::string general_help() {
          << "How long: 'compare' and 'run all' with their defaults take about a minute on one GPU; --quick a few\n"
          << "seconds (the README gives measured times).\n"
          << "Exit status: 0 success; 1 a result failed verification; 2 bad command line; 3 an error (a backend\n"
-         << "could not be opened, a call failed, a file could not be written).\n"
+         << "could not be opened, a call failed, a file could not be written); 130 / 143 stopped by SIGINT\n"
+         << "(Ctrl-C) / SIGTERM after the measurement under way, earlier -o / --trace files kept as they were\n"
+         << "(a second signal ends it at once).\n"
          << "Environment: XFER_CONFIG (configuration file), XFER_PLUGIN_PATH (backend search path), XFER_BACKEND,\n"
          << "XFER_DEVICE and XFER_<BACKEND>_<PARAM> (see 'xfer-tool list'); XFER_TOOL_GNUPLOT (gnuplot executable);\n"
          << "XFER_TOOL_KERNELS_PATH (CUDA kernels library); XFER_TOOL_CORRUPT=1 (test hook: corrupts one byte of\n"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "commands.hpp"
+#include "interrupt.hpp"
 #include "run_info.hpp"
 
 int main(int argc, char **argv) {
@@ -14,6 +15,11 @@ int main(int argc, char **argv) {
     try {
         Invocation inv = parse_command_line(std::vector<std::string>(argv + 1, argv + argc));
         inv.run.command_line = shell_command_line(std::vector<std::string>(argv, argv + argc));
+        // The commands that run for long or write files stop cleanly on SIGINT / SIGTERM
+        // (interrupt.hpp); list, diff and help keep the default and end at once.
+        if (inv.command == Command::run || inv.command == Command::compare || inv.command == Command::bench ||
+            inv.command == Command::plot)
+            install_interrupt_handlers();
         switch (inv.command) {
         case Command::help:
             std::fputs(inv.help_text.c_str(), stdout);
@@ -35,6 +41,9 @@ int main(int argc, char **argv) {
         case Command::bench:
             return run_bench_command(inv.bench_args, inv.run.command_line);
         }
+    } catch (const Interrupted &i) {
+        // The commands report their files themselves; this is for an interrupt that escaped them.
+        return report_interrupted(i.signal, {});
     } catch (const UsageError &e) {
         std::fprintf(stderr, "xfer-tool: error: %s\n", e.what());
         if (!e.hint().empty()) std::fprintf(stderr, "%s\n", e.hint().c_str());

@@ -18,6 +18,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "interrupt.hpp"
 #include "units.hpp"
 
 extern char **environ;
@@ -101,6 +102,23 @@ void run_gnuplot(const std::filesystem::path &script, const std::filesystem::pat
             why += " (not installed? Debian: apt-get install gnuplot-nox)";
         throw std::runtime_error("gnuplot " + why + ": " + read_file(log));
     }
+}
+
+// gnuplot writes the image itself, by name: the temporary file of `image`, from gnuplot's
+// working folder (hence absolute).
+std::string gnuplot_output(OutputFile &image) {
+    image.close_stream();
+    return std::filesystem::absolute(image.write_path()).string();
+}
+
+// Puts the image gnuplot wrote in place, unless it is empty or the run was interrupted.
+void finish_image(OutputFile &image) {
+    std::error_code ec;
+    const std::string written = image.write_path();
+    if (!std::filesystem::exists(written, ec) || std::filesystem::file_size(written, ec) == 0)
+        throw std::runtime_error("gnuplot finished but wrote nothing to '" + image.path() + "'");
+    throw_if_interrupted();
+    image.commit();
 }
 
 } // namespace
@@ -211,7 +229,12 @@ std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::str
 }
 
 void plot_bandwidth(const Report &report, const std::string &output) {
-    const std::string format = plot_format(output);
+    OutputFile image(output, "plot");
+    plot_bandwidth(report, image);
+}
+
+void plot_bandwidth(const Report &report, OutputFile &image) {
+    const std::string format = plot_format(image.path());
     const std::vector<PlotSeries> series = bandwidth_series(report);
     if (series.empty())
         throw std::runtime_error("the results hold no bandwidth figures to plot: write some with "
@@ -220,12 +243,10 @@ void plot_bandwidth(const Report &report, const std::string &output) {
     const auto data = dir.path / "bandwidth.dat";
     const auto script = dir.path / "bandwidth.gp";
     std::ofstream(data) << gnuplot_data(series);
-    const std::string absolute_output = std::filesystem::absolute(output).string();
-    std::ofstream(script) << gnuplot_script(series, data.string(), absolute_output, format, plot_subtitle(report));
+    std::ofstream(script) << gnuplot_script(series, data.string(), gnuplot_output(image), format,
+                                            plot_subtitle(report));
     run_gnuplot(script, dir.path / "gnuplot.log");
-    std::error_code ec;
-    if (!std::filesystem::exists(absolute_output, ec) || std::filesystem::file_size(absolute_output, ec) == 0)
-        throw std::runtime_error("gnuplot finished but wrote nothing to '" + output + "'");
+    finish_image(image);
 }
 
 namespace {
@@ -307,7 +328,12 @@ std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::str
 }
 
 void plot_overlap(const nlohmann::json &trace, const std::string &output) {
-    const std::string format = plot_format(output);
+    OutputFile image(output, "plot");
+    plot_overlap(trace, image);
+}
+
+void plot_overlap(const nlohmann::json &trace, OutputFile &image) {
+    const std::string format = plot_format(image.path());
     const std::vector<TimelineBox> boxes = timeline_boxes(trace);
     const auto [tracks, categories] = tracks_and_categories(boxes);
     // One data block per category (its colour); y is the track's row.
@@ -328,12 +354,9 @@ void plot_overlap(const nlohmann::json &trace, const std::string &output) {
     const auto data_file = dir.path / "overlap.dat";
     const auto script = dir.path / "overlap.gp";
     std::ofstream(data_file) << data.str();
-    const std::string absolute_output = std::filesystem::absolute(output).string();
-    std::ofstream(script) << overlap_script(boxes, data_file.string(), absolute_output, format, title);
+    std::ofstream(script) << overlap_script(boxes, data_file.string(), gnuplot_output(image), format, title);
     run_gnuplot(script, dir.path / "gnuplot.log");
-    std::error_code ec;
-    if (!std::filesystem::exists(absolute_output, ec) || std::filesystem::file_size(absolute_output, ec) == 0)
-        throw std::runtime_error("gnuplot finished but wrote nothing to '" + output + "'");
+    finish_image(image);
 }
 
 } // namespace xfer::tool

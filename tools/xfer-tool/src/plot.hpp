@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "output_file.hpp"
 #include "result.hpp"
 
 namespace xfer::tool {
@@ -47,8 +48,12 @@ std::vector<TimelineBox> timeline_boxes(const nlohmann::json &trace);
 std::string overlap_script(const std::vector<TimelineBox> &boxes, const std::string &data_path,
                            const std::string &output, const std::string &format, const std::string &title);
 
-// Writes the timeline of a trace as a PNG/SVG: one row per stream, one box per span.
+// Writes the timeline of a trace as a PNG/SVG: one row per stream, one box per span. The
+// image is an OutputFile: it replaces an earlier file at `output` only once gnuplot is done.
 void plot_overlap(const nlohmann::json &trace, const std::string &output);
+// The same into `image` (its path() gives the format), committed at the end; throws
+// Interrupted instead of committing after SIGINT / SIGTERM.
+void plot_overlap(const nlohmann::json &trace, OutputFile &image);
 
 // "png" or "svg" from the output file's extension; throws std::invalid_argument otherwise.
 std::string plot_format(const std::string &output);
@@ -58,8 +63,10 @@ std::string gnuplot_data(const std::vector<PlotSeries> &series);
 std::string gnuplot_script(const std::vector<PlotSeries> &series, const std::string &data_path,
                            const std::string &output, const std::string &format, const std::string &subtitle = "");
 
-// Writes `output` (.png or .svg). Throws std::runtime_error saying what went wrong: no
-// bandwidth data, gnuplot not installed, or gnuplot's own error output.
+// Writes `output` (.png or .svg) as an OutputFile. Throws std::runtime_error saying what went
+// wrong: no bandwidth data, gnuplot not installed, or gnuplot's own error output.
 void plot_bandwidth(const Report &report, const std::string &output);
+// The same into `image`, as plot_overlap's second form.
+void plot_bandwidth(const Report &report, OutputFile &image);
 
 } // namespace xfer::tool

@@ -4,14 +4,17 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "commands.hpp"
 #include "diff.hpp"
+#include "interrupt.hpp"
 #include "plot.hpp"
 
 namespace xfer::tool {
 
 int run_plot(const PlotOptions &options) {
+    std::unique_ptr<OutputFile> image;
     try {
         if (options.kind == "overlap") {
             std::ifstream in(options.input);
@@ -22,12 +25,19 @@ int run_plot(const PlotOptions &options) {
             } catch (const nlohmann::json::exception &e) {
                 throw std::runtime_error("'" + options.input + "' is not valid JSON: " + e.what());
             }
-            plot_overlap(trace, options.output);
+            image = std::make_unique<OutputFile>(options.output, "plot");
+            plot_overlap(trace, *image);
             return kExitOk;
         }
-        plot_bandwidth(read_report_file(options.input), options.output);
+        const Report report = read_report_file(options.input);
+        image = std::make_unique<OutputFile>(options.output, "plot");
+        plot_bandwidth(report, *image);
         return kExitOk;
+    } catch (const Interrupted &i) {
+        return report_interrupted(i.signal, {image.get()});
     } catch (const std::exception &e) {
+        // Ctrl-C reaches gnuplot too, which then fails: the interrupt is what happened.
+        if (const int signal = interrupt_signal()) return report_interrupted(signal, {image.get()});
         std::fprintf(stderr, "xfer-tool: plot: %s\n", e.what());
         return kExitError;
     }

@@ -4,7 +4,6 @@
 // still run; the exit status says the worst that happened.
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -12,6 +11,7 @@
 
 #include "commands.hpp"
 #include "compare.hpp"
+#include "interrupt.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
 #include "trace.hpp"
@@ -117,6 +117,7 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
         std::fprintf(stderr, "xfer-tool: backend %s: cannot be opened: %s\n", name.c_str(), open_error.c_str());
     }
     for (const std::string &wf_name : o.workflows) {
+        throw_if_interrupted();
         const Workflow *wf = find_workflow(wf_name);
         if (!wf->in_all && !first_device) continue; // peer covers every device pair from the first device's run
         progress.begin_step(wf_name + " on " + name);
@@ -135,6 +136,8 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
             WorkflowRun run{*session, o, progress, r};
             wf->run(run);
         } catch (const std::exception &e) {
+            // A call that failed because the process was told to stop is the interrupt's doing.
+            throw_if_interrupted();
             r.error = e.what();
         }
         report_problem(progress, r);
@@ -153,8 +156,10 @@ int run_workflows(const RunOptions &o, bool compare) {
     Tracer tracer;
     Tracer *trace = o.trace.empty() ? nullptr : &tracer;
     // Output and trace files are opened before anything is measured: a bad path costs nothing.
+    // Both are temporary files until the end; whatever stops the run before (an interrupt, an
+    // error) removes them and leaves the files at those paths as they were.
     std::unique_ptr<ReportStream> stream;
-    std::ofstream trace_file;
+    std::unique_ptr<OutputFile> trace_file;
     try {
         stream = std::make_unique<ReportStream>(o.format, o.output,
                                                 o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
@@ -163,6 +168,11 @@ int run_workflows(const RunOptions &o, bool compare) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return kExitError;
     }
+    auto interrupted = [&](const Interrupted &i) {
+        std::cout.flush();
+        return report_interrupted(i.signal, {stream->file(), trace_file.get()},
+                                  stream->on_stdout() ? "the report on stdout is incomplete" : "");
+    };
     try {
         const std::vector<std::string> backends = backends_to_run(o, compare);
         std::vector<std::pair<std::string, std::vector<int>>> runs;
@@ -174,10 +184,13 @@ int run_workflows(const RunOptions &o, bool compare) {
         stream->begin(report);
         Progress progress(!o.quiet && Progress::stderr_is_terminal());
         progress.set_total(static_cast<int>(steps));
+        // An interrupt unwinds from here; the progress line goes with `progress`.
         for (const auto &[backend, devices] : runs)
             for (std::size_t i = 0; i < devices.size(); ++i)
                 run_on_backend(backend, devices[i], i == 0, o, trace, progress, report, *stream);
         progress.clear();
+    } catch (const Interrupted &i) {
+        return interrupted(i);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return kExitError;
@@ -193,6 +206,12 @@ int run_workflows(const RunOptions &o, bool compare) {
     }
     try {
         stream->finish(report);
+        if (trace) tracer.write(trace_file->stream(), o.trace);
+        // The last point to stop at: past it, both files take their places together (a report
+        // on stdout alone is complete by now).
+        if (stream->file() || trace_file) throw_if_interrupted();
+        stream->commit();
+        if (trace) trace_file->commit();
         // The report went to a file in a machine format: stdout still gets the comparison.
         if (compare && o.format != "table" && !stream->on_stdout()) write_comparison(std::cout, report);
         // The verdict ends the table; beside a machine format it goes where it cannot corrupt it.
@@ -201,7 +220,8 @@ int run_workflows(const RunOptions &o, bool compare) {
             std::fprintf(where, "%s\n", verdict_line(report).c_str());
             std::fflush(where);
         }
-        if (trace) tracer.write(trace_file, o.trace);
+    } catch (const Interrupted &i) {
+        return interrupted(i);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return status == kExitOk ? kExitError : status;

@@ -2,9 +2,6 @@
 #include "trace.hpp"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <fstream>
 #include <stdexcept>
 
 namespace xfer::tool {
@@ -72,17 +69,13 @@ nlohmann::json Tracer::to_json() const {
 }
 
 void Tracer::write(const std::string &path) const {
-    std::ofstream out = open_trace_file(path);
-    write(out, path);
+    const std::unique_ptr<OutputFile> file = open_trace_file(path);
+    write(file->stream(), path);
+    file->commit();
 }
 
-std::ofstream Tracer::open_trace_file(const std::string &path) {
-    errno = 0;
-    std::ofstream out(path);
-    if (!out)
-        throw std::runtime_error("cannot open trace file '" + path +
-                                 "' for writing: " + (errno ? std::strerror(errno) : "unknown reason"));
-    return out;
+std::unique_ptr<OutputFile> Tracer::open_trace_file(const std::string &path) {
+    return std::make_unique<OutputFile>(path, "trace file");
 }
 
 void Tracer::write(std::ostream &out, const std::string &path) const {

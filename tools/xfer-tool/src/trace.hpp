@@ -6,14 +6,16 @@
 
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <map>
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "output_file.hpp"
 
 namespace xfer::tool {
 
@@ -36,10 +38,13 @@ class Tracer {
     std::size_t event_count() const { return events_.size(); }
     nlohmann::json to_json() const;
     // Throws std::runtime_error naming the file (and the OS reason) if it cannot be written.
+    // The file appears whole or not at all (OutputFile).
     void write(const std::string &path) const;
-    // Opens `path` for writing now (before measuring), or throws as write() does.
-    static std::ofstream open_trace_file(const std::string &path);
-    // Writes to a stream opened by open_trace_file; `path` names it in messages.
+    // Opens `path` for writing now (before measuring), or throws as write() does; nothing is
+    // at `path` until the file is committed.
+    static std::unique_ptr<OutputFile> open_trace_file(const std::string &path);
+    // Writes to a stream opened by open_trace_file; `path` names it in messages. The caller
+    // commits the file.
     void write(std::ostream &out, const std::string &path) const;
 
   private:

@@ -29,6 +29,17 @@ std::vector<std::string> split(const std::string &s, char sep) {
     }
 }
 
+// The start of a long option value, for messages (a list of thousands of sizes is not repeated).
+std::string excerpt(const std::string &text) {
+    constexpr std::size_t kShown = 40;
+    return text.size() <= kShown ? text : text.substr(0, kShown) + "...";
+}
+
+std::invalid_argument too_many_points(const std::string &what, std::uint64_t points, const char *remedy) {
+    return std::invalid_argument(what + " has " + std::to_string(points) + " sizes, more than the limit of " +
+                                 std::to_string(kMaxSizeListPoints) + " (" + remedy + ")");
+}
+
 } // namespace
 
 std::uint64_t parse_size(const std::string &raw) {
@@ -56,6 +67,12 @@ std::vector<std::uint64_t> parse_size_list(const std::string &text) {
         if (!step.empty() && step.front() == '+') {
             // Linear: FROM, FROM+STEP, ... up to TO.
             const std::uint64_t add = parse_size(step.substr(1));
+            // (to - from) / add + 1 cannot overflow: to - from < 2^64 - 1 and add >= 1.
+            const std::uint64_t points = (to - from) / add + 1;
+            if (points > kMaxSizeListPoints)
+                throw too_many_points("range '" + excerpt(text) + "'", points,
+                                      "use a larger step or a geometric range FROM:TO:FACTOR");
+            sizes.reserve(static_cast<std::size_t>(points));
             for (std::uint64_t s = from; s <= to; s += add) {
                 sizes.push_back(s);
                 if (s > std::numeric_limits<std::uint64_t>::max() - add) break;
@@ -74,7 +91,10 @@ std::vector<std::uint64_t> parse_size_list(const std::string &text) {
         }
         return sizes;
     }
-    for (const std::string &part : split(text, ',')) {
+    const std::vector<std::string> parts = split(text, ',');
+    if (parts.size() > kMaxSizeListPoints)
+        throw too_many_points("list '" + excerpt(text) + "'", parts.size(), "measure fewer sizes");
+    for (const std::string &part : parts) {
         if (trim(part).empty())
             throw std::invalid_argument("'" + text + "' has an empty entry; separate sizes with commas");
         sizes.push_back(parse_size(part));

@@ -3,6 +3,7 @@
 // KB/MB/GB = 10^3/10^6/10^9 B, as in the library's configuration.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -14,9 +15,15 @@ namespace xfer::tool {
 // std::invalid_argument saying what is wrong (unknown unit, fraction, zero, overflow).
 std::uint64_t parse_size(const std::string &text);
 
+// The most sizes one list or range may name. Every size is a measurement of its own (buffers,
+// repeats, verification), so a list this long already runs for hours; a linear range with a
+// tiny step ("1:99999TiB:+1") would otherwise grow the list until memory runs out.
+constexpr std::size_t kMaxSizeListPoints = 10000;
+
 // A comma-separated list ("1KiB,64KiB,1MiB"), a geometric range FROM:TO[:FACTOR] or
 // FROM:TO:xFACTOR ("1KiB:1GiB:4", factor 4 when left out) or a linear range FROM:TO:+STEP
-// ("1GiB:4GiB:+512MiB"). Throws std::invalid_argument.
+// ("1GiB:4GiB:+512MiB"), of at most kMaxSizeListPoints sizes (counted before anything is
+// allocated). Throws std::invalid_argument.
 std::vector<std::uint64_t> parse_size_list(const std::string &text);
 
 // The default bandwidth sweep of the issue: 1 KiB to 1 GiB by powers of 4.

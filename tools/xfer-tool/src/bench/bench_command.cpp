@@ -2,9 +2,9 @@
 // `xfer-tool bench [OPTIONS]`: its options, the choice of targets, the run, the report.
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <iterator>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
@@ -18,6 +18,8 @@
 #include "bench/bench_report.hpp"
 #include "bench/targets.hpp"
 #include "commands.hpp"
+#include "interrupt.hpp"
+#include "output_file.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
 #include "text_table.hpp"
@@ -46,7 +48,8 @@ po::options_description bench_description() {
         "seed of the random data. Default: a random seed (reported)")(
         "format,f", po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
         "report format")("output,o", po::value<std::string>()->value_name("FILE"),
-                         "write the report to FILE. Default: stdout")(
+                         "write the report to FILE (opened before anything is measured; it replaces an earlier "
+                         "FILE only once complete). Default: stdout")(
         "config", po::value<std::string>()->value_name("FILE"),
         "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
         "list", po::bool_switch(), "list the targets (name, backend, target ratio, what is compared) and exit")(
@@ -78,7 +81,8 @@ std::string bench_help() {
          << "completing and verifying ('smoke'), not by timing.\n\n"
          << bench_description() << "\n"
          << "Exit status: 0 every target PASS (or smoke); 1 a result failed verification; 2 bad command line;\n"
-         << "3 an error (a backend could not be opened, a call failed); 4 a target missed its ratio.\n";
+         << "3 an error (a backend could not be opened, a call failed); 4 a target missed its ratio; 130 / 143\n"
+         << "stopped by SIGINT (Ctrl-C) / SIGTERM after the measurement under way (an earlier -o FILE is kept).\n";
     return text.str();
 }
 
@@ -151,6 +155,8 @@ BenchRow run_target(BenchEnv &env, const TargetSpec &t) {
     try {
         t.measure(env, row);
     } catch (const std::exception &e) {
+        // A call that failed because the process was told to stop is the interrupt's doing.
+        throw_if_interrupted();
         row.error = e.what();
     }
     return row;
@@ -188,6 +194,21 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         return kExitOk;
     }
 
+    // The output is opened before anything is measured (a bad path costs nothing) and is a
+    // temporary file until the report is complete: an interrupt or error leaves an earlier
+    // report at that path as it was.
+    std::unique_ptr<OutputFile> file;
+    try {
+        if (!o.output.empty()) file = std::make_unique<OutputFile>(o.output, "report");
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "xfer-tool: %s\n", e.what());
+        return kExitError;
+    }
+    auto interrupted = [&](const Interrupted &i) {
+        std::cout.flush();
+        return report_interrupted(i.signal, {file.get()}, file ? "" : "no report was written");
+    };
+
     BenchReport report;
     report.tool_version = XFER_TOOL_VERSION;
     report.library_version = library_version();
@@ -204,12 +225,13 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
     option("repeats", std::to_string(o.repeats));
     option("warmup", std::to_string(o.warmup));
     option("config", o.config);
-    {
+    try {
         Progress progress(!o.quiet && Progress::stderr_is_terminal());
         progress.set_total(static_cast<int>(targets.size()));
         BenchEnv env(o, progress);
         std::set<std::string> said; // each distinct error once on stderr; every row has it in the report
         for (const TargetSpec *t : targets) {
+            throw_if_interrupted();
             progress.begin_step(t->name);
             report.rows.push_back(run_target(env, *t));
             const BenchRow &row = report.rows.back();
@@ -224,15 +246,12 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         }
         report.device = env.device();
         progress.clear();
+    } catch (const Interrupted &i) {
+        return interrupted(i);
     }
     const int status = exit_status(report);
     try {
-        std::ofstream file;
-        if (!o.output.empty()) {
-            file.open(o.output);
-            if (!file) throw std::runtime_error("cannot open '" + o.output + "' for writing");
-        }
-        std::ostream &out = o.output.empty() ? std::cout : file;
+        std::ostream &out = file ? file->stream() : std::cout;
         if (o.format == "json")
             out << bench_to_json(report).dump(2) << '\n';
         else
@@ -240,8 +259,14 @@ int run_bench_command(const std::vector<std::string> &args, const std::string &c
         out.flush();
         if (!out)
             throw std::runtime_error("cannot write the report to '" + (o.output.empty() ? "stdout" : o.output) + "'");
+        if (file) {
+            throw_if_interrupted(); // the last point to stop at: past it, the report takes its place
+            file->commit();
+        }
         // A machine report went to a file: the terminal still gets the summary.
-        if (!o.output.empty()) std::printf("%s\n", summary_line(report).c_str());
+        if (file) std::printf("%s\n", summary_line(report).c_str());
+    } catch (const Interrupted &i) {
+        return interrupted(i);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: %s\n", e.what());
         return status == kExitOk ? kExitError : status;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bench/bench.hpp"
+#include "interrupt.hpp"
 #include "progress.hpp"
 #include "session.hpp"
 
@@ -54,11 +55,18 @@ class BenchEnv {
     // closed (a registration cache may hold it until then).
     unsigned char *user_memory(std::uint64_t size);
 
-    // warm-up times body(true), then repeats times body(false).
+    // warm-up times body(true), then repeats times body(false). Throws Interrupted before a
+    // repeat once SIGINT / SIGTERM came.
     template <class Body>
     void repeat(Body body) {
-        for (int i = 0; i < options_.warmup; ++i) body(true);
-        for (int i = 0; i < options_.repeats; ++i) body(false);
+        for (int i = 0; i < options_.warmup; ++i) {
+            throw_if_interrupted();
+            body(true);
+        }
+        for (int i = 0; i < options_.repeats; ++i) {
+            throw_if_interrupted();
+            body(false);
+        }
     }
 
     // Each repeat runs both sides back to back; which goes first alternates, so neither

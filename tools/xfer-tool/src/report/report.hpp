@@ -3,12 +3,13 @@
 // for every workflow: schema/results.schema.json). Units are explicit in all three.
 #pragma once
 
-#include <fstream>
+#include <memory>
 #include <ostream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "output_file.hpp"
 #include "result.hpp"
 
 namespace xfer::tool {
@@ -42,6 +43,8 @@ std::string verdict_line(const Report &report);
 // is measured; a path that cannot be opened is a std::runtime_error with the OS reason), the
 // table and CSV get each workflow's block as soon as it is added (flushed, so a pipe or a batch
 // log shows it), JSON is written whole at finish(). The table ends with verdict_line().
+// A file (-o) is an OutputFile: written to a temporary file beside it and put in its place by
+// commit(), so until then the earlier file at that path stays as it was.
 class ReportStream {
   public:
     ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples);
@@ -52,21 +55,26 @@ class ReportStream {
     void add(const Report &report, const WorkflowResult &r);
     // Throws std::runtime_error when writing failed (disk full, closed pipe).
     void finish(const Report &report);
+    // Puts a finished file report in place (nothing to do on stdout). Throws std::runtime_error.
+    void commit();
     // True when the report goes to stdout (nothing else may be printed there).
     bool on_stdout() const { return output_.empty(); }
     const std::string &format() const { return format_; }
+    // The report file; null on stdout.
+    const OutputFile *file() const { return file_.get(); }
 
   private:
     std::ostream &out();
     std::string format_, output_;
     TableStyle style_;
     bool with_samples_;
-    std::ofstream file_;
+    std::unique_ptr<OutputFile> file_;
 };
 // Inverse of report_to_json (for `plot`); throws std::runtime_error naming what is missing.
 Report report_from_json(const nlohmann::json &json);
 
-// Writes the whole report in `format` (table | csv | json) to `output` ("" = stdout). Throws
+// Writes the whole report in `format` (table | csv | json) to `output` ("" = stdout), a file
+// only once it is complete. Throws
 // std::runtime_error when the file cannot be written, std::invalid_argument for a bad format.
 void write_report(const Report &report, const std::string &format, const std::string &output);
 

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <cerrno>
-#include <cstring>
 #include <iostream>
 #include <stdexcept>
 
@@ -25,16 +23,10 @@ ReportStream::ReportStream(const std::string &format, const std::string &output,
     : format_(format), output_(output), style_(style), with_samples_(with_samples) {
     if (format != "table" && format != "csv" && format != "json")
         throw std::invalid_argument("unknown report format '" + format + "' (use table, csv or json)");
-    if (!output.empty()) {
-        errno = 0;
-        file_.open(output);
-        if (!file_)
-            throw std::runtime_error("cannot open '" + output +
-                                     "' for writing: " + (errno ? std::strerror(errno) : "unknown reason"));
-    }
+    if (!output.empty()) file_ = std::make_unique<OutputFile>(output, "report");
 }
 
-std::ostream &ReportStream::out() { return output_.empty() ? std::cout : static_cast<std::ostream &>(file_); }
+std::ostream &ReportStream::out() { return file_ ? file_->stream() : std::cout; }
 
 void ReportStream::begin(const Report &report) {
     if (format_ == "table")
@@ -63,11 +55,16 @@ void ReportStream::finish(const Report &report) {
     if (!out()) throw std::runtime_error("cannot write the report to '" + (output_.empty() ? "stdout" : output_) + "'");
 }
 
+void ReportStream::commit() {
+    if (file_) file_->commit();
+}
+
 void write_report(const Report &report, const std::string &format, const std::string &output) {
     ReportStream stream(format, output, TableStyle::compact, false);
     stream.begin(report);
     for (const WorkflowResult &r : report.results) stream.add(report, r);
     stream.finish(report);
+    stream.commit();
 }
 
 } // namespace xfer::tool

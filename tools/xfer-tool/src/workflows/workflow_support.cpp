@@ -113,6 +113,7 @@ std::size_t float_count(std::uint64_t bytes, const char *option) {
 RepeatCounter::RepeatCounter(const RunOptions &o) : o_(o), start_(Clock::now()) {}
 
 bool RepeatCounter::more(const std::vector<double> *samples) {
+    throw_if_interrupted();
     if (done_ >= o_.repeats) return false;
     const int min_samples = o_.quick ? AdaptiveRepeats::quick_min_samples : AdaptiveRepeats::min_samples;
     if (!o_.fixed_repeats && done_ >= min_samples) {

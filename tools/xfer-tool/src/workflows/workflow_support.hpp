@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "interrupt.hpp"
 #include "result.hpp"
 #include "run_options.hpp"
 #include "session.hpp"
@@ -76,6 +77,7 @@ class RepeatCounter {
   public:
     explicit RepeatCounter(const RunOptions &o);
     // True while another timed repeat should run; `samples` (may be null) are the ones so far.
+    // Throws Interrupted after SIGINT / SIGTERM: every repeat loop stops there.
     bool more(const std::vector<double> *samples = nullptr);
 
   private:
@@ -88,7 +90,10 @@ class RepeatCounter {
 // RepeatCounter) with warmup = false, collecting what the timed runs return.
 template <class Body>
 std::vector<double> repeat(const RunOptions &o, Body body) {
-    for (int i = 0; i < o.warmup; ++i) body(true);
+    for (int i = 0; i < o.warmup; ++i) {
+        throw_if_interrupted();
+        body(true);
+    }
     std::vector<double> samples;
     samples.reserve(static_cast<std::size_t>(o.repeats));
     RepeatCounter counter(o);
@@ -100,7 +105,10 @@ std::vector<double> repeat(const RunOptions &o, Body body) {
 // (their early stop is by time only).
 template <class Body>
 void run_repeats(const RunOptions &o, Body body) {
-    for (int i = 0; i < o.warmup; ++i) body(true);
+    for (int i = 0; i < o.warmup; ++i) {
+        throw_if_interrupted();
+        body(true);
+    }
     RepeatCounter counter(o);
     while (counter.more()) body(false);
 }
