@@ -322,6 +322,11 @@ xfer_status event_elapsed_ms(void * /*ctx*/, void *start, void *end, float *ms) 
     });
 }
 
+void *event_native(void * /*ctx*/, void *event) {
+    // No native object exists; the event's own address identifies it uniquely while it lives.
+    return event;
+}
+
 // ------------------------------------------------------------- registered memory
 
 xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned /*flags: nothing to map*/) {

@@ -42,6 +42,14 @@ xfer_status release_managed(const Context &, Buffer &b) {
 
 xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std::size_t offset, std::size_t bytes,
                      cudaStream_t s) {
+    // A managed buffer's copy invalidated a capture in progress on the H200 (CUDA 13:
+    // cudaErrorStreamCaptureInvalidated): refused first, so the application's graph survives.
+    if (auto st = refuse_while_capturing(s, bytes, "a managed buffer",
+                                         "a managed buffer's prefetch or staged copy to the host cannot be part of a "
+                                         "graph: capture the kernels that use the memory (the driver migrates its "
+                                         "pages on demand at replay)")) {
+        return st;
+    }
     char *range = static_cast<char *>(b.host) + offset;
     if (!c.caps.concurrent_managed_access) {
         // Without concurrentManagedAccess (Windows/WSL, pre-Pascal GPUs, some Jetsons) the

@@ -40,6 +40,9 @@ const HostAllocator kPageAligned{allocate_page_aligned, free_page_aligned};
 // staging engine takes it (or the driver, for small copies), in stream order either way.
 xfer_status copy_in_stream_order(const Context &c, const Buffer &b, xfer_direction dir, std::size_t offset,
                                  std::size_t bytes, cudaStream_t s) {
+    if (auto st = refuse_pageable_while_capturing(s, bytes, "a pageable buffer")) {
+        return st;
+    }
     return copy_pageable(c, static_cast<unsigned char *>(b.device) + offset,
                          static_cast<unsigned char *>(b.host) + offset, bytes, dir, s, "pageable");
 }

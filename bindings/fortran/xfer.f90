@@ -9,9 +9,13 @@
 !   type(c_funptr). Output handles and counts are passed by reference (no `value`).
 ! Every enum value and flag of xfer.h is a named integer(c_int) constant of the same name.
 ! Helpers for Fortran programs (not in C): xfer_open_name (backend as a Fortran string),
-! xfer_host_view (the host view as a Fortran array pointer of any rank), xfer_f_string,
-! xfer_status_name and xfer_error_message (C strings as Fortran strings), xfer_register_array
-! and xfer_unregister_array (register an existing Fortran array of any type and rank).
+! xfer_host_view (the host view as a Fortran array pointer of any rank), xfer_copy_to_device /
+! xfer_copy_to_host (a whole array of any rank and of the common kinds to a buffer's device view
+! and back) and xfer_memcpy_to_device / xfer_memcpy_to_host (the same with a raw device pointer),
+! xfer_f_string, xfer_status_name and xfer_error_message / xfer_get_error_message (C strings as
+! Fortran strings; the message also covers the helpers' own refusals), xfer_register_array and
+! xfer_unregister_array (register an existing Fortran array of any type and rank). Each helper
+! returns an xfer_status like the C calls; when it fails, xfer_error_message() says why.
 !
 ! Semantics, units, statuses and thread-safety of each function are those written in xfer.h.
 ! To bind a new xfer.h function: add one interface block below (check_coverage.py fails CI
@@ -19,8 +23,22 @@
 module xfer
   use, intrinsic :: iso_c_binding
   implicit none
-  private :: view_c_float, view_c_double, view_c_int, view_c_int64, view_c_int8, view_c_float_complex, &
-             view_c_double_complex, array_address
+  private :: view_c_int8, view_c_int16, view_c_int, view_c_int64, view_c_float, view_c_double, &
+             view_c_float_complex, view_c_double_complex
+  private :: copy_to_device_int8, copy_to_device_int16, copy_to_device_int32, copy_to_device_int64, &
+             copy_to_device_float, copy_to_device_double, copy_to_device_float_complex, &
+             copy_to_device_double_complex
+  private :: copy_to_host_int8, copy_to_host_int16, copy_to_host_int32, copy_to_host_int64, &
+             copy_to_host_float, copy_to_host_double, copy_to_host_float_complex, copy_to_host_double_complex
+  private :: memcpy_to_device_int8, memcpy_to_device_int16, memcpy_to_device_int32, memcpy_to_device_int64, &
+             memcpy_to_device_float, memcpy_to_device_double, memcpy_to_device_float_complex, &
+             memcpy_to_device_double_complex
+  private :: memcpy_to_host_int8, memcpy_to_host_int16, memcpy_to_host_int32, memcpy_to_host_int64, &
+             memcpy_to_host_float, memcpy_to_host_double, memcpy_to_host_float_complex, &
+             memcpy_to_host_double_complex
+  private :: array_address, get_c_string, note_failure, from_library, decimal, shape_text, view_bytes, whole_array, &
+             copy_whole_array, memcpy_whole_array
+  private :: message_capacity, noted_message, noted_length, library_message_then, library_length_then
 
   ! ------------------------------------------------------------------ constants (xfer.h)
   integer(c_int), parameter :: XFER_VERSION_MAJOR = 1
@@ -271,6 +289,17 @@ module xfer
       import :: c_ptr
       type(c_ptr), value :: s
     end function
+    ! native: a cudaStream_t the program owns (CUDA backends); the wrapper never destroys it
+    integer(c_int) function xfer_stream_wrap(ctx, native, s) bind(c, name="xfer_stream_wrap")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      type(c_ptr), value :: native
+      type(c_ptr), intent(out) :: s
+    end function
+    type(c_ptr) function xfer_event_native(e) bind(c, name="xfer_event_native")
+      import :: c_ptr
+      type(c_ptr), value :: e
+    end function
     integer(c_int) function xfer_event_create(ctx, flags, e) bind(c, name="xfer_event_create")
       import :: c_int, c_ptr
       type(c_ptr), value :: ctx
@@ -322,16 +351,80 @@ module xfer
   end interface
 
   ! ------------------------------------------------------------------ helpers
-  !> st = xfer_host_view(buf, a, shape): points the array pointer `a` (rank 1..7, one of the
-  !> kinds below) at the buffer's host view with the given shape, through c_f_pointer. Returns
-  !> XFER_ERROR_INVALID_ARGUMENT (size(shape) /= rank(a)), XFER_ERROR_INVALID_SIZE (a negative
-  !> extent), XFER_ERROR_OUT_OF_BOUNDS (the shape needs more bytes than the buffer has),
-  !> XFER_ERROR_INVALID_HANDLE (buf invalid); `a` is then left as it was. `a` is valid until
-  !> xfer_free(buf).
+  !> st = xfer_host_view(buf, a, shape): points the array pointer `a` (rank 0..7, one of the
+  !> kinds xfer_copy_to_device takes) at the buffer's host view with the given shape, through
+  !> c_f_pointer. Returns XFER_ERROR_INVALID_ARGUMENT (size(shape) /= rank(a)),
+  !> XFER_ERROR_INVALID_SIZE (a negative extent), XFER_ERROR_INVALID_HANDLE (buf invalid),
+  !> XFER_ERROR_OUT_OF_BOUNDS (the shape needs more bytes than the buffer has); `a` is then left
+  !> as it was, and xfer_error_message() says what was wrong with this call. `a` is valid until
+  !> xfer_free(buf). Thread-safe.
   interface xfer_host_view
-    module procedure view_c_float, view_c_double, view_c_int, view_c_int64, view_c_int8, &
+    module procedure view_c_int8, view_c_int16, view_c_int, view_c_int64, view_c_float, view_c_double, &
                      view_c_float_complex, view_c_double_complex
   end interface
+
+  !> st = xfer_copy_to_device(ctx, buf, a, s [, offset]): copies the whole array `a` into the
+  !> device view of buffer `buf`, at byte `offset` (default 0), on stream `s` of context `ctx`
+  !> (the buffer's), after the work queued on `s` before, and waits for the copy
+  !> (xfer_memcpy_async, then xfer_stream_synchronize): on return `a` may be changed or
+  !> deallocated, and the device view holds it. The host view is not touched.
+  !> st = xfer_copy_to_host(ctx, a, buf, s [, offset]): the other way: the device view's bytes
+  !> from `offset` into the whole of `a`, which holds them on return.
+  !> a: any rank (a scalar too), any of integer(c_int8_t), integer(c_int16_t), integer(c_int32_t),
+  !>   integer(c_int64_t), real(c_float), real(c_double), complex(c_float_complex),
+  !>   complex(c_double_complex); size(a) * storage_size(a) / 8 bytes move. It must be contiguous:
+  !>   a strided section or a pointer to one is refused, never copied through a temporary.
+  !> Returns XFER_ERROR_INVALID_ARGUMENT (`a` not contiguous), XFER_ERROR_INVALID_SIZE (`a` empty,
+  !> or of unknown size), XFER_ERROR_INVALID_HANDLE (buf invalid; from the library: ctx or s
+  !> invalid, or s of another context), XFER_ERROR_OUT_OF_BOUNDS (offset negative, or the array
+  !> runs past the end of the buffer: nothing is read or written), and the statuses of
+  !> xfer_memcpy_async and xfer_stream_synchronize. A refused call (any status but
+  !> XFER_ERROR_BACKEND) copies nothing; xfer_error_message() says what was wrong with it.
+  !> Thread-safe (as the C calls; `a` and the buffer's range must not be used by another thread
+  !> meanwhile).
+  interface xfer_copy_to_device
+    module procedure copy_to_device_int8, copy_to_device_int16, copy_to_device_int32, copy_to_device_int64, &
+                     copy_to_device_float, copy_to_device_double, copy_to_device_float_complex, &
+                     copy_to_device_double_complex
+  end interface
+  interface xfer_copy_to_host
+    module procedure copy_to_host_int8, copy_to_host_int16, copy_to_host_int32, copy_to_host_int64, &
+                     copy_to_host_float, copy_to_host_double, copy_to_host_float_complex, &
+                     copy_to_host_double_complex
+  end interface
+
+  !> st = xfer_memcpy_to_device(ctx, dst, a, s): copies the whole array `a` to device memory at
+  !> `dst` (a device pointer of ctx's device: xfer_device_ptr of a buffer, or memory the program
+  !> allocated itself) on stream `s` of `ctx`, after the work queued on `s` before, and waits
+  !> for it (xfer_memcpy_async with XFER_COPY_HOST_TO_DEVICE, then xfer_stream_synchronize).
+  !> st = xfer_memcpy_to_host(ctx, a, src, s): device memory at `src` into the whole of `a`.
+  !> The device memory must hold size(a) * storage_size(a) / 8 bytes: xfer knows no size for a
+  !> raw pointer (xfer_copy_to_device checks a buffer's). Kinds, ranks, contiguity, errors and
+  !> thread-safety as xfer_copy_to_device (no XFER_ERROR_OUT_OF_BOUNDS; a NULL pointer is the
+  !> library's XFER_ERROR_INVALID_ARGUMENT).
+  interface xfer_memcpy_to_device
+    module procedure memcpy_to_device_int8, memcpy_to_device_int16, memcpy_to_device_int32, &
+                     memcpy_to_device_int64, memcpy_to_device_float, memcpy_to_device_double, &
+                     memcpy_to_device_float_complex, memcpy_to_device_double_complex
+  end interface
+  interface xfer_memcpy_to_host
+    module procedure memcpy_to_host_int8, memcpy_to_host_int16, memcpy_to_host_int32, memcpy_to_host_int64, &
+                     memcpy_to_host_float, memcpy_to_host_double, memcpy_to_host_float_complex, &
+                     memcpy_to_host_double_complex
+  end interface
+
+  ! The latest failure that a helper found itself (a shape that does not fit, an array that is
+  ! not contiguous), for xfer_error_message: no C call failed, so xfer_last_error() still holds
+  ! an older message. It stays the latest until the library's message changes (the library
+  ! failed since). Fixed-length: setting it never allocates. Per thread where the module is
+  ! compiled with OpenMP (thread-local storage; the CMake build does so for gfortran, which
+  ! needs no OpenMP run time for it); without, the threads of a program share it.
+  integer, parameter :: message_capacity = 1024
+  character(len=message_capacity) :: noted_message = ""
+  integer :: noted_length = -1                               ! -1: no note
+  character(len=message_capacity) :: library_message_then = "" ! xfer_last_error() when noted
+  integer :: library_length_then = 0
+  !$omp threadprivate(noted_message, noted_length, library_message_then, library_length_then)
 
 contains
 
@@ -339,6 +432,119 @@ contains
   function xfer_f_string(p) result(s)
     type(c_ptr), intent(in) :: p
     character(len=:), allocatable :: s
+    call get_c_string(p, s)
+  end function
+
+  !> "XFER_ERROR_OUT_OF_BOUNDS" for a status (xfer_status_string).
+  function xfer_status_name(st) result(s)
+    integer(c_int), intent(in) :: st
+    character(len=:), allocatable :: s
+    call get_c_string(xfer_status_string(st), s)
+  end function
+
+  !> What the calling thread's latest failure was: that of a library call (xfer_last_error), or
+  !> of one of this module's helpers (xfer_host_view, xfer_copy_to_device, ...) that refused
+  !> its arguments itself, whichever came later; "" when nothing failed yet. A successful call
+  !> leaves it as it was (as xfer_last_error). Thread-safe where the module is compiled with
+  !> OpenMP (see noted_message); from threads, prefer xfer_get_error_message.
+  function xfer_error_message() result(s)
+    character(len=:), allocatable :: s
+    call xfer_get_error_message(s)
+  end function
+
+  !> call xfer_get_error_message(message): xfer_error_message() as a subroutine. gfortran (12
+  !> at least) keeps the length of a deferred-length function result in a static variable at
+  !> each place a program calls the function, so threads calling xfer_error_message() from the
+  !> same line at the same time can garble each other's result; this form has no such variable.
+  subroutine xfer_get_error_message(message)
+    character(len=:), allocatable, intent(out) :: message
+    character(len=:), allocatable :: library
+    integer :: n
+    call get_c_string(xfer_last_error(), library)
+    if (noted_length >= 0) then
+      ! The library's message is what it was when the helper failed: no library call failed
+      ! since (one that failed with, to the letter, that same message cannot be told apart).
+      n = min(len(library), message_capacity)
+      if (len(library) == library_length_then .and. library(1:n) == library_message_then(1:n)) then
+        message = noted_message(1:noted_length)
+        return
+      end if
+      noted_length = -1
+    end if
+    call move_alloc(library, message)
+  end subroutine
+
+  !> xfer_open with the backend as a Fortran string; "" takes it from XFER_BACKEND / XFER_CONFIG.
+  integer(c_int) function xfer_open_name(backend, device, ctx) result(st)
+    character(len=*), intent(in) :: backend
+    integer(c_int), intent(in) :: device
+    type(c_ptr), intent(out) :: ctx
+    character(kind=c_char, len=len_trim(backend) + 1), target :: cname
+    if (len_trim(backend) == 0) then
+      st = from_library(xfer_open(c_null_ptr, device, ctx))
+    else
+      cname = trim(backend) // c_null_char
+      st = from_library(xfer_open(c_loc(cname), device, ctx))
+    end if
+  end function
+
+  !> st = xfer_register_array(ctx, a [, flags]): xfer_register of the whole array `a` (any type,
+  !> kind and rank, including derived types): c_loc(a), size(a) * storage_size(a) / 8 bytes;
+  !> flags: XFER_REGISTER_* (default XFER_REGISTER_DEFAULT). `a` must be contiguous (not a strided
+  !> section: XFER_ERROR_INVALID_ARGUMENT, nothing registered) and not empty
+  !> (XFER_ERROR_INVALID_SIZE); give it the TARGET attribute (or ALLOCATABLE, TARGET) and keep it
+  !> allocated until xfer_unregister_array(ctx, a) or xfer_close. Other statuses: xfer_register's.
+  !> xfer_error_message() says what was wrong.
+  integer(c_int) function xfer_register_array(ctx, a, flags) result(st)
+    type(c_ptr), intent(in) :: ctx
+    class(*), target, intent(in) :: a(..)
+    integer(c_int), intent(in), optional :: flags
+    type(c_ptr) :: p
+    logical :: contiguous
+    integer(c_int) :: f
+    integer(c_size_t) :: bytes
+    f = XFER_REGISTER_DEFAULT
+    if (present(flags)) f = flags
+    p = array_address(a, contiguous)
+    bytes = size(a, kind=c_size_t) * (storage_size(a, kind=c_size_t) / 8_c_size_t)
+    if (.not. contiguous) then
+      st = note_failure(XFER_ERROR_INVALID_ARGUMENT, "xfer_register_array: the array is not contiguous " // &
+                        "(a strided section?): nothing registered")
+    else if (bytes <= 0) then
+      st = note_failure(XFER_ERROR_INVALID_SIZE, "xfer_register_array: the array is empty: nothing registered")
+    else
+      st = from_library(xfer_register(ctx, p, bytes, f))
+    end if
+  end function
+
+  !> st = xfer_unregister_array(ctx, a): xfer_unregister of an array registered with
+  !> xfer_register_array (the same array, whole).
+  integer(c_int) function xfer_unregister_array(ctx, a) result(st)
+    type(c_ptr), intent(in) :: ctx
+    class(*), target, intent(in) :: a(..)
+    logical :: contiguous
+    st = from_library(xfer_unregister(ctx, array_address(a, contiguous)))
+  end function
+
+  ! ------------------------------------------------------------ private to the module
+
+  ! The address of an array of any type and rank, and whether it is contiguous. Asked through an
+  ! assumed-type dummy: c_loc accepts it (not a polymorphic one), and is_contiguous is reliable
+  ! there for array sections (gfortran 12 reports a strided section passed as class(*)
+  ! assumed-rank as contiguous).
+  type(c_ptr) function array_address(x, contiguous) result(p)
+    type(*), target, intent(in) :: x(..)
+    logical, intent(out) :: contiguous
+    contiguous = is_contiguous(x)
+    p = c_null_ptr
+    if (size(x) > 0) p = c_loc(x)
+  end function
+
+  ! The C string at p (const char *) into s; "" for c_null_ptr. A subroutine, not a function:
+  ! see xfer_get_error_message for why the module calls no deferred-length character function.
+  subroutine get_c_string(p, s)
+    type(c_ptr), intent(in) :: p
+    character(len=:), allocatable, intent(out) :: s
     character(kind=c_char), pointer :: chars(:)
     integer :: i, n
     interface
@@ -357,137 +563,489 @@ contains
     do i = 1, n
       s(i:i) = chars(i)
     end do
+  end subroutine
+
+  ! A refusal a helper found itself: `text` becomes xfer_error_message()'s answer (see
+  ! noted_message). Returns `status`.
+  integer(c_int) function note_failure(status, text) result(st)
+    integer(c_int), intent(in) :: status
+    character(len=*), intent(in) :: text
+    character(len=:), allocatable :: now
+    call get_c_string(xfer_last_error(), now)
+    library_message_then = now
+    library_length_then = len(now)
+    noted_message = text
+    noted_length = min(len(text), message_capacity)
+    st = status
   end function
 
-  !> "XFER_ERROR_OUT_OF_BOUNDS" for a status (xfer_status_string).
-  function xfer_status_name(st) result(s)
-    integer(c_int), intent(in) :: st
-    character(len=:), allocatable :: s
-    s = xfer_f_string(xfer_status_string(st))
+  ! The status of a library call a helper made: when it failed, its own message
+  ! (xfer_last_error) is this failure's, not a note of an earlier one.
+  integer(c_int) function from_library(status) result(st)
+    integer(c_int), intent(in) :: status
+    if (status /= XFER_SUCCESS) noted_length = -1
+    st = status
   end function
 
-  !> The calling thread's last failure message (xfer_last_error).
-  function xfer_error_message() result(s)
-    character(len=:), allocatable :: s
-    s = xfer_f_string(xfer_last_error())
+  ! n in decimal, left-aligned (callers trim it), for messages. A fixed-length result: see
+  ! xfer_get_error_message for why the module calls no deferred-length character function.
+  character(len=20) function decimal(n) result(s)
+    integer(c_int64_t), intent(in) :: n
+    write (s, "(i0)") n
   end function
 
-  !> xfer_open with the backend as a Fortran string; "" takes it from XFER_BACKEND / XFER_CONFIG.
-  integer(c_int) function xfer_open_name(backend, device, ctx) result(st)
-    character(len=*), intent(in) :: backend
-    integer(c_int), intent(in) :: device
-    type(c_ptr), intent(out) :: ctx
-    character(kind=c_char, len=len_trim(backend) + 1), target :: cname
-    if (len_trim(backend) == 0) then
-      st = xfer_open(c_null_ptr, device, ctx)
-    else
-      cname = trim(backend) // c_null_char
-      st = xfer_open(c_loc(cname), device, ctx)
-    end if
-  end function
-
-  !> st = xfer_register_array(ctx, a [, flags]): xfer_register of the whole array `a` (any type,
-  !> kind and rank, including derived types): c_loc(a), size(a) * storage_size(a) / 8 bytes;
-  !> flags: XFER_REGISTER_* (default XFER_REGISTER_DEFAULT). `a` must be contiguous (not a strided
-  !> section: XFER_ERROR_INVALID_ARGUMENT, nothing registered) and not empty
-  !> (XFER_ERROR_INVALID_SIZE); give it the TARGET attribute (or ALLOCATABLE, TARGET) and keep it
-  !> allocated until xfer_unregister_array(ctx, a) or xfer_close. Other statuses: xfer_register's.
-  integer(c_int) function xfer_register_array(ctx, a, flags) result(st)
-    type(c_ptr), intent(in) :: ctx
-    class(*), target, intent(in) :: a(..)
-    integer(c_int), intent(in), optional :: flags
-    type(c_ptr) :: p
-    logical :: contiguous
-    integer(c_int) :: f
-    integer(c_size_t) :: bytes
-    f = XFER_REGISTER_DEFAULT
-    if (present(flags)) f = flags
-    p = array_address(a, contiguous)
-    bytes = size(a, kind=c_size_t) * (storage_size(a, kind=c_size_t) / 8_c_size_t)
-    if (.not. contiguous) then
-      st = XFER_ERROR_INVALID_ARGUMENT
-    else if (bytes == 0) then
-      st = XFER_ERROR_INVALID_SIZE
-    else
-      st = xfer_register(ctx, p, bytes, f)
-    end if
-  end function
-
-  !> st = xfer_unregister_array(ctx, a): xfer_unregister of an array registered with
-  !> xfer_register_array (the same array, whole).
-  integer(c_int) function xfer_unregister_array(ctx, a) result(st)
-    type(c_ptr), intent(in) :: ctx
-    class(*), target, intent(in) :: a(..)
-    logical :: contiguous
-    st = xfer_unregister(ctx, array_address(a, contiguous))
-  end function
-
-  ! The address of an array of any type and rank, and whether it is contiguous. Asked through an
-  ! assumed-type dummy: c_loc accepts it (not a polymorphic one), and is_contiguous is reliable
-  ! there for array sections (gfortran 12 reports a strided section passed as class(*)
-  ! assumed-rank as contiguous).
-  type(c_ptr) function array_address(x, contiguous) result(p)
-    type(*), target, intent(in) :: x(..)
-    logical, intent(out) :: contiguous
-    contiguous = is_contiguous(x)
-    p = c_null_ptr
-    if (size(x) > 0) p = c_loc(x)
-  end function
-
-  integer(c_int) function view_c_float(buf, a, shape) result(st)
-    type(c_ptr), intent(in) :: buf
-    real(c_float), pointer, intent(out) :: a(..)
+  ! "300 x 7" for a shape, "scalar" for rank 0; left-aligned (callers trim it).
+  character(len=160) function shape_text(shape) result(s)
     integer, intent(in) :: shape(:)
-    real(c_float) :: elem
+    integer :: i
+    if (size(shape) == 0) then
+      s = "scalar"
+      return
+    end if
+    s = decimal(int(shape(1), c_int64_t))
+    do i = 2, size(shape)
+      s = trim(s) // " x " // trim(decimal(int(shape(i), c_int64_t)))
+    end do
+  end function
+
+  ! Bytes of a view of `shape` with elements of `elem_bytes` bytes, or -1 when that is more than
+  ! `limit` (checked before each product, so it never overflows).
+  integer(c_size_t) function view_bytes(shape, elem_bytes, limit) result(need)
+    integer, intent(in) :: shape(:)
+    integer(c_size_t), intent(in) :: elem_bytes, limit
+    integer :: i
+    need = elem_bytes
+    if (any(shape == 0)) then
+      need = 0
+      return
+    end if
+    do i = 1, size(shape)
+      if (need > limit / int(shape(i), c_size_t)) then
+        need = -1
+        return
+      end if
+      need = need * int(shape(i), c_size_t)
+    end do
+    if (need > limit) need = -1
+  end function
+
+  ! The address and byte length of a whole array `x` (any rank) of elements of `elem_bits` bits,
+  ! or a refusal noted for `helper`: not contiguous, empty, or of unknown size.
+  integer(c_int) function whole_array(helper, x, elem_bits, type_name, p, bytes) result(st)
+    character(len=*), intent(in) :: helper, type_name
+    type(*), target, intent(in) :: x(..)
+    integer(c_size_t), intent(in) :: elem_bits
+    type(c_ptr), intent(out) :: p
+    integer(c_size_t), intent(out) :: bytes
+    logical :: contiguous
+    integer(c_size_t) :: n
+    p = array_address(x, contiguous)
+    n = size(x, kind=c_size_t)
+    bytes = n * (elem_bits / 8_c_size_t)
+    st = XFER_SUCCESS
+    if (.not. contiguous) then
+      st = note_failure(XFER_ERROR_INVALID_ARGUMENT, helper // ": the " // type_name // " array is not " // &
+                        "contiguous (a strided section, or a pointer to one): pass a contiguous array " // &
+                        "(copy the section into one first); nothing was copied")
+    else if (n == 0) then
+      st = note_failure(XFER_ERROR_INVALID_SIZE, helper // ": the " // type_name // " array is empty: " // &
+                        "no bytes to copy")
+    else if (n < 0) then
+      st = note_failure(XFER_ERROR_INVALID_SIZE, helper // ": the " // type_name // " array's size is " // &
+                        "not known (an assumed-size array): pass a section with a last bound")
+    end if
+  end function
+
+  ! xfer_copy_to_device (dir XFER_TO_DEVICE) and xfer_copy_to_host (XFER_TO_HOST) for an array
+  ! `x` of any kind and rank. `x` has no intent: the same worker reads it or writes it (through
+  ! C), as the specific's intent says.
+  integer(c_int) function copy_whole_array(dir, ctx, buf, x, elem_bits, type_name, s, offset) result(st)
+    integer(c_int), intent(in) :: dir
+    type(c_ptr), intent(in) :: ctx, buf, s
+    type(*), target :: x(..)
+    integer(c_size_t), intent(in) :: elem_bits
+    character(len=*), intent(in) :: type_name
+    integer(c_size_t), intent(in), optional :: offset
+    character(len=:), allocatable :: helper
+    type(c_ptr) :: p, dev
+    integer(c_size_t) :: bytes, off, have
+    integer(c_int8_t), pointer :: view(:)
+    if (dir == XFER_TO_DEVICE) then
+      helper = "xfer_copy_to_device"
+    else
+      helper = "xfer_copy_to_host"
+    end if
+    st = whole_array(helper, x, elem_bits, type_name, p, bytes)
+    if (st /= XFER_SUCCESS) return
+    off = 0
+    if (present(offset)) off = offset
+    dev = xfer_device_ptr(buf)
+    if (.not. c_associated(dev)) then
+      st = from_library(XFER_ERROR_INVALID_HANDLE) ! xfer_device_ptr said why
+      return
+    end if
+    have = xfer_buffer_size(buf)
+    if (off < 0 .or. off > have .or. bytes > have - off) then
+      st = note_failure(XFER_ERROR_OUT_OF_BOUNDS, helper // ": the " // type_name // " array's " // &
+                        trim(decimal(int(bytes, c_int64_t))) // " bytes at offset " // &
+                        trim(decimal(int(off, c_int64_t))) // " run past the end of the " // &
+                        trim(decimal(int(have, c_int64_t))) // "-byte buffer; nothing was copied")
+      return
+    end if
+    call c_f_pointer(dev, view, [have])
+    dev = c_loc(view(off + 1))
+    if (dir == XFER_TO_DEVICE) then
+      st = from_library(xfer_memcpy_async(ctx, dev, p, bytes, XFER_COPY_HOST_TO_DEVICE, s))
+    else
+      st = from_library(xfer_memcpy_async(ctx, p, dev, bytes, XFER_COPY_DEVICE_TO_HOST, s))
+    end if
+    ! Waiting makes the array the program's again on return: it may be a temporary, or be
+    ! deallocated or changed right after the call.
+    if (st == XFER_SUCCESS) st = from_library(xfer_stream_synchronize(s))
+  end function
+
+  ! xfer_memcpy_to_device (kind XFER_COPY_HOST_TO_DEVICE: x -> device) and xfer_memcpy_to_host
+  ! (XFER_COPY_DEVICE_TO_HOST: device -> x); `x` has no intent, as in copy_whole_array.
+  integer(c_int) function memcpy_whole_array(kind, ctx, device, x, elem_bits, type_name, s) result(st)
+    integer(c_int), intent(in) :: kind
+    type(c_ptr), intent(in) :: ctx, device, s
+    type(*), target :: x(..)
+    integer(c_size_t), intent(in) :: elem_bits
+    character(len=*), intent(in) :: type_name
+    character(len=:), allocatable :: helper
+    type(c_ptr) :: p
+    integer(c_size_t) :: bytes
+    if (kind == XFER_COPY_HOST_TO_DEVICE) then
+      helper = "xfer_memcpy_to_device"
+    else
+      helper = "xfer_memcpy_to_host"
+    end if
+    st = whole_array(helper, x, elem_bits, type_name, p, bytes)
+    if (st /= XFER_SUCCESS) return
+    if (kind == XFER_COPY_HOST_TO_DEVICE) then
+      st = from_library(xfer_memcpy_async(ctx, device, p, bytes, kind, s))
+    else
+      st = from_library(xfer_memcpy_async(ctx, p, device, bytes, kind, s))
+    end if
+    if (st == XFER_SUCCESS) st = from_library(xfer_stream_synchronize(s)) ! as in copy_whole_array
+  end function
+
+  ! ---------------------------------------------- xfer_host_view, one specific per type
+
+  integer(c_int) function view_c_int8(buf, a, shape) result(st)
+    type(c_ptr), intent(in) :: buf
+    integer(c_int8_t), pointer, intent(inout) :: a(..)
+    integer, intent(in) :: shape(:)
+    integer(c_int8_t) :: elem
+    character(len=*), parameter :: type_name = "integer(c_int8_t)"
     include "xfer_view_body.inc"
   end function
 
-  integer(c_int) function view_c_double(buf, a, shape) result(st)
+  integer(c_int) function view_c_int16(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    real(c_double), pointer, intent(out) :: a(..)
+    integer(c_int16_t), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
-    real(c_double) :: elem
+    integer(c_int16_t) :: elem
+    character(len=*), parameter :: type_name = "integer(c_int16_t)"
     include "xfer_view_body.inc"
   end function
 
   integer(c_int) function view_c_int(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    integer(c_int), pointer, intent(out) :: a(..)
+    integer(c_int), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
     integer(c_int) :: elem
+    character(len=*), parameter :: type_name = "integer(c_int)"
     include "xfer_view_body.inc"
   end function
 
   integer(c_int) function view_c_int64(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    integer(c_int64_t), pointer, intent(out) :: a(..)
+    integer(c_int64_t), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
     integer(c_int64_t) :: elem
+    character(len=*), parameter :: type_name = "integer(c_int64_t)"
     include "xfer_view_body.inc"
   end function
 
-  integer(c_int) function view_c_int8(buf, a, shape) result(st)
+  integer(c_int) function view_c_float(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    integer(c_int8_t), pointer, intent(out) :: a(..)
+    real(c_float), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
-    integer(c_int8_t) :: elem
+    real(c_float) :: elem
+    character(len=*), parameter :: type_name = "real(c_float)"
+    include "xfer_view_body.inc"
+  end function
+
+  integer(c_int) function view_c_double(buf, a, shape) result(st)
+    type(c_ptr), intent(in) :: buf
+    real(c_double), pointer, intent(inout) :: a(..)
+    integer, intent(in) :: shape(:)
+    real(c_double) :: elem
+    character(len=*), parameter :: type_name = "real(c_double)"
     include "xfer_view_body.inc"
   end function
 
   integer(c_int) function view_c_float_complex(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    complex(c_float_complex), pointer, intent(out) :: a(..)
+    complex(c_float_complex), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
     complex(c_float_complex) :: elem
+    character(len=*), parameter :: type_name = "complex(c_float_complex)"
     include "xfer_view_body.inc"
   end function
 
   integer(c_int) function view_c_double_complex(buf, a, shape) result(st)
     type(c_ptr), intent(in) :: buf
-    complex(c_double_complex), pointer, intent(out) :: a(..)
+    complex(c_double_complex), pointer, intent(inout) :: a(..)
     integer, intent(in) :: shape(:)
     complex(c_double_complex) :: elem
+    character(len=*), parameter :: type_name = "complex(c_double_complex)"
     include "xfer_view_body.inc"
+  end function
+
+  ! ------------------- xfer_copy_to_device / _to_host, xfer_memcpy_to_device / _to_host
+  ! One specific per type for each, any rank: each hands the array, its element size and
+  ! its type's name to the one worker of its kind (copy_whole_array, memcpy_whole_array).
+
+  integer(c_int) function copy_to_device_int8(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int8_t), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int8_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_int8(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int8_t), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int8_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_int8(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    integer(c_int8_t), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "integer(c_int8_t)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_int8(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    integer(c_int8_t), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "integer(c_int8_t)", s)
+  end function
+
+  integer(c_int) function copy_to_device_int16(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int16_t), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int16_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_int16(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int16_t), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int16_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_int16(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    integer(c_int16_t), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "integer(c_int16_t)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_int16(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    integer(c_int16_t), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "integer(c_int16_t)", s)
+  end function
+
+  integer(c_int) function copy_to_device_int32(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int32_t), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int32_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_int32(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int32_t), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int32_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_int32(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    integer(c_int32_t), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "integer(c_int32_t)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_int32(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    integer(c_int32_t), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "integer(c_int32_t)", s)
+  end function
+
+  integer(c_int) function copy_to_device_int64(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int64_t), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int64_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_int64(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    integer(c_int64_t), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "integer(c_int64_t)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_int64(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    integer(c_int64_t), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "integer(c_int64_t)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_int64(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    integer(c_int64_t), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "integer(c_int64_t)", s)
+  end function
+
+  integer(c_int) function copy_to_device_float(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    real(c_float), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "real(c_float)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_float(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    real(c_float), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "real(c_float)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_float(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    real(c_float), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "real(c_float)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_float(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    real(c_float), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "real(c_float)", s)
+  end function
+
+  integer(c_int) function copy_to_device_double(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    real(c_double), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "real(c_double)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_double(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    real(c_double), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "real(c_double)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_double(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    real(c_double), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "real(c_double)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_double(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    real(c_double), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "real(c_double)", s)
+  end function
+
+  integer(c_int) function copy_to_device_float_complex(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    complex(c_float_complex), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "complex(c_float_complex)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_float_complex(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    complex(c_float_complex), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "complex(c_float_complex)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_float_complex(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    complex(c_float_complex), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "complex(c_float_complex)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_float_complex(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    complex(c_float_complex), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "complex(c_float_complex)", s)
+  end function
+
+  integer(c_int) function copy_to_device_double_complex(ctx, buf, a, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    complex(c_double_complex), intent(in) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_DEVICE, ctx, buf, a, storage_size(a, c_size_t), "complex(c_double_complex)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function copy_to_host_double_complex(ctx, a, buf, s, offset) result(st)
+    type(c_ptr), intent(in) :: ctx, buf, s
+    complex(c_double_complex), intent(inout) :: a(..)
+    integer(c_size_t), intent(in), optional :: offset
+    st = copy_whole_array(XFER_TO_HOST, ctx, buf, a, storage_size(a, c_size_t), "complex(c_double_complex)", &
+                          s, offset)
+  end function
+
+  integer(c_int) function memcpy_to_device_double_complex(ctx, dst, a, s) result(st)
+    type(c_ptr), intent(in) :: ctx, dst, s
+    complex(c_double_complex), intent(in) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_HOST_TO_DEVICE, ctx, dst, a, storage_size(a, c_size_t), &
+                            "complex(c_double_complex)", s)
+  end function
+
+  integer(c_int) function memcpy_to_host_double_complex(ctx, a, src, s) result(st)
+    type(c_ptr), intent(in) :: ctx, src, s
+    complex(c_double_complex), intent(inout) :: a(..)
+    st = memcpy_whole_array(XFER_COPY_DEVICE_TO_HOST, ctx, src, a, storage_size(a, c_size_t), &
+                            "complex(c_double_complex)", s)
   end function
 
 end module xfer

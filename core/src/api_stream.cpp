@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Streams: in-order queues of work.
+#include <cstdint>
 #include <memory>
+#include <mutex>
+#include <unordered_set>
 
 #include "error.hpp"
 #include "objects.hpp"
@@ -19,6 +22,33 @@ struct HostCall {
     }
 };
 
+// The native stream of `stream`, a live stream of `ctx`; nullptr when it was released meanwhile.
+void *native_of(Context &ctx, Stream &stream) {
+    GatePass pass(stream.lifetime);
+    if (!pass.inside() || ctx.table().stream_native == nullptr) return nullptr;
+    return ctx.table().stream_native(ctx.native, stream.native);
+}
+
+// Throws XFER_ERROR_INVALID_STATE when `native` already is the native stream of a live stream
+// of `ctx` (one it created, or one it wrapped): two xfer_streams over one native stream would
+// each believe it holds that stream's xfer work alone.
+void refuse_second_stream(Context &ctx, void *native, const Stream &wrapper, const char *function) {
+    std::unordered_set<std::uint64_t> handles;
+    {
+        std::lock_guard<std::mutex> children(ctx.children_mutex);
+        handles = ctx.streams;
+    }
+    for (std::uint64_t h : handles) {
+        std::shared_ptr<Stream> other = stream_table().lookup(h);
+        if (!other || other.get() == &wrapper) continue;
+        if (native_of(ctx, *other) == native) {
+            raise(XFER_ERROR_INVALID_STATE, function, ": native stream ", native, " already is stream 0x", std::hex, h,
+                  " of this context", other->wrapped ? " (wrapped)" : " (created by xfer_stream_create)",
+                  ": use that stream, or destroy it first");
+        }
+    }
+}
+
 } // namespace
 
 extern "C" {
@@ -35,6 +65,33 @@ XFER_API xfer_status xfer_stream_create(xfer_context ctx, xfer_stream *s) {
             return context->table().stream_create(context->native, &stream.native);
         });
         *s = reinterpret_cast<xfer_stream>(handle);
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_stream_wrap(xfer_context ctx, void *native, xfer_stream *s) {
+    constexpr const char *fn = "xfer_stream_wrap";
+    return guard(fn, [&] {
+        auto context = lookup<Context>(ctx, fn, "ctx");
+        if (s == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": s is NULL");
+        ContextUse use(*context, fn);
+        const xfer_backend_table &t = context->table();
+        if (t.stream_wrap == nullptr || t.stream_unwrap == nullptr || t.stream_native == nullptr) {
+            raise_not_supported(*context, fn);
+        }
+        std::lock_guard<std::mutex> one_at_a_time(context->wrap_mutex);
+        auto record = std::make_shared<Stream>();
+        record->ctx = context;
+        record->wrapped = true;
+        call_backend(*context->plugin, fn, "stream_wrap",
+                     [&] { return t.stream_wrap(context->native, native, &record->native); });
+        try {
+            refuse_second_stream(*context, t.stream_native(context->native, record->native), *record, fn);
+        } catch (...) {
+            (void)t.stream_unwrap(context->native, record->native); // the refusal is what is reported
+            throw;
+        }
+        *s = reinterpret_cast<xfer_stream>(adopt(record, fn));
         return XFER_SUCCESS;
     });
 }

@@ -49,6 +49,10 @@ struct Context {
     std::mutex children_mutex;
     std::unordered_set<std::uint64_t> buffers, streams, events;
 
+    // Held by xfer_stream_wrap from its check that the native stream is not yet a live stream
+    // of this context until the new stream is adopted, so two wraps of one stream cannot race.
+    std::mutex wrap_mutex;
+
     // The stream xfer_copy uses, created on first use.
     std::mutex internal_stream_mutex;
     void *internal_stream = nullptr;
@@ -72,7 +76,9 @@ struct Buffer : ChildObject {
     void *device_view = nullptr;
 };
 
-struct Stream : ChildObject {};
+struct Stream : ChildObject {
+    bool wrapped = false; // made by xfer_stream_wrap: released with stream_unwrap, never destroyed
+};
 
 // Threads blocked in xfer_event_synchronize wait outside the event's gate: a release must
 // not wait for them, since what they wait for may be up to the releasing thread (a host
@@ -402,8 +408,12 @@ struct ObjectKind<Event> : ChildKind<&xfer_backend_table::event_destroy, &Contex
 };
 
 // Destroys a child's native object through its context's backend; returns the backend's status.
+// A wrapped stream's native stream is the application's: it is unwrapped, never destroyed.
 template <class T>
 xfer_status destroy_native(const Context &ctx, const T &object) {
+    if constexpr (std::is_same_v<T, Stream>) {
+        if (object.wrapped) return ctx.table().stream_unwrap(ctx.native, object.native);
+    }
     return (ctx.table().*ObjectKind<T>::destroy_fn)(ctx.native, object.native);
 }
 

@@ -165,6 +165,32 @@ TEST_P(Streams, ManyStreamsWorkSideBySide) {
     }
 }
 
+// The application's own stream (here the legacy default stream, which every CUDA program has)
+// wrapped as an xfer_stream carries copies exactly as an xfer stream does; host has no native
+// stream to wrap and says so.
+TEST_P(Streams, WrappedDefaultStreamCarriesCopiesAndIsHandedBack) {
+    xfer_stream wrapped = nullptr;
+    if (backend() == "host") {
+        EXPECT_XFER_FAILS(xfer_stream_wrap(ctx_, nullptr, &wrapped), XFER_ERROR_NOT_SUPPORTED, {"xfer_stream_wrap"});
+        EXPECT_EQ(wrapped, nullptr);
+        return;
+    }
+    ASSERT_XFER_OK(xfer_stream_wrap(ctx_, nullptr, &wrapped));
+    EXPECT_NE(xfer_stream_native(wrapped), nullptr);
+    for (std::size_t bytes : {std::size_t{4096}, std::size_t{48} << 20}) { // direct, and staged on pageable
+        SCOPED_TRACE(bytes);
+        xfer_buffer b = alloc(bytes);
+        ASSERT_NE(b, nullptr);
+        EXPECT_TRUE(round_trip(b, random_bytes(bytes, 1401), wrapped));
+        EXPECT_XFER_OK(xfer_free(b));
+    }
+    EXPECT_XFER_FAILS(xfer_stream_wrap(ctx_, nullptr, &wrapped), XFER_ERROR_INVALID_STATE, {"already"});
+    ASSERT_XFER_OK(xfer_stream_destroy(wrapped));
+    // The native stream lives on: wrapping it again works.
+    ASSERT_XFER_OK(xfer_stream_wrap(ctx_, nullptr, &wrapped));
+    ASSERT_XFER_OK(xfer_stream_destroy(wrapped));
+}
+
 XFER_CONTRACT_SUITE(Streams);
 
 } // namespace

@@ -52,6 +52,25 @@
  *    (cudaDeviceSynchronize / cudaStreamSynchronize). The handle is invalid as soon as the
  *    call returns. Memory the caller owns (not a buffer's view) is the caller's to keep alive.
  *
+ * The calling thread's CUDA binding is the caller's: every function leaves the thread's current
+ * CUDA context (and with it the runtime's current device) as it found it, on every path,
+ * failures included. CUDA backends make their device's primary context current for the call
+ * only (cuCtxPushCurrent, then cuCtxPopCurrent) when another context, or none, is current; a
+ * thread whose current context already is that primary context (after cudaSetDevice of the
+ * context's device, or any runtime call on it) pays nothing for this.
+ *
+ * Stream capture (CUDA graphs): a copy queued on a stream that is capturing a graph is either
+ * recorded into the graph, so that each replay moves the bytes as they are then, or refused
+ * with XFER_ERROR_NOT_SUPPORTED before the stream is touched, so that the application's
+ * capture stays valid. Captured: copies between device memory and page-locked host memory
+ * (pinned buffers, ranges registered with xfer_register, cudaHostAlloc memory), by single raw
+ * copies, buffer copies of the pinned backend, and batches (queued whole on the copy engine
+ * while capturing, never packed); zerocopy buffer copies (nothing to move: the graph's kernels
+ * reach the memory). Refused: anything that involves pageable host memory (the pageable
+ * backend's buffer copies, raw copies and batch entries of it on every backend, the pinned
+ * backend's registration cache), and the managed backend's buffer copies (a prefetch
+ * invalidates a capture). Register pageable memory to capture its copies.
+ *
  * Impossible sizes: a size larger than PTRDIFF_MAX (no object can be that large), a range
  * whose end wraps around the address space, and batch sizes that add up past PTRDIFF_MAX are
  * refused by the core with XFER_ERROR_INVALID_SIZE before anything is queued or allocated.
@@ -573,6 +592,27 @@ XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn fn
     invalid handle (sets xfer_last_error). Valid until xfer_stream_destroy. Thread-safe. */
 XFER_API void *xfer_stream_native(xfer_stream s);
 
+/** Wraps a stream the application owns as an xfer_stream of `ctx`, so that xfer's work queues
+    on it in stream order with the application's own work (its kernels, a framework's copies),
+    under the same contract as on a stream xfer created: every function that takes an
+    xfer_stream accepts it, pageable staging included.
+    native: on CUDA backends a cudaStream_t of ctx's device -- one the application created
+      (cudaStreamCreate*, torch.cuda.Stream, cupy.cuda.Stream), cudaStreamLegacy (or NULL,
+      which means the same: the legacy default stream) or cudaStreamPerThread (the per-thread
+      default stream of whichever thread queues the work: queue from one thread).
+    The native stream must stay alive until xfer_stream_destroy of the wrapper, which waits for
+    the work queued on it so far (cudaStreamSynchronize: the application's work too) and never
+    destroys the native stream; xfer_close does the same for wrappers left open.
+    xfer_stream_native of the wrapper returns `native` (cudaStreamLegacy for NULL).
+    host backend: XFER_ERROR_NOT_SUPPORTED (its streams are worker threads; there is no native
+    stream to wrap).
+    Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (s NULL),
+    XFER_ERROR_INVALID_STATE (`native` already is a live stream of this context, wrapped or
+    created by xfer: one xfer_stream per native stream and context), XFER_ERROR_NOT_SUPPORTED,
+    XFER_ERROR_INVALID_ARGUMENT (a stream of another device than ctx's), XFER_ERROR_BACKEND
+    (cudaStreamGetDevice refused the handle). Thread-safe. */
+XFER_API xfer_status xfer_stream_wrap(xfer_context ctx, void *native, xfer_stream *s);
+
 /* ------------------------------------------------------------------ events */
 
 /** Creates an event (cudaEventCreateWithFlags; XFER_EVENT_DISABLE_TIMING -> cudaEventDisableTiming).
@@ -606,6 +646,12 @@ XFER_API xfer_status xfer_event_query(xfer_event e);
     recorded or was created with XFER_EVENT_DISABLE_TIMING), XFER_ERROR_NOT_READY (an event
     has not completed yet), XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, float *ms);
+
+/** The backend's own event object, for the application's own calls: a cudaEvent_t on CUDA
+    backends (e.g. cudaStreamWaitEvent(app_stream, native, 0) to order the application's work
+    after xfer's); for host, an opaque pointer that only identifies the event. NULL for an
+    invalid handle (sets xfer_last_error). Valid until xfer_event_destroy. Thread-safe. */
+XFER_API void *xfer_event_native(xfer_event e);
 
 /* ------------------------------------------------- peer copies (several devices) */
 

@@ -35,7 +35,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 2
+#define XFER_BACKEND_ABI_MINOR 3
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -160,6 +160,18 @@ typedef struct xfer_backend_table {
         until the copy has run, as buffer_copy_async does. */
     xfer_status (*buffer_copy_peer_async)(void *dst_ctx, void *dst_buf, size_t dst_offset, void *src_ctx, void *src_buf,
                                           size_t src_offset, size_t bytes, void *stream_ctx, void *stream);
+
+    /* --- ABI 1.3: the application's own streams and events (optional; an older plugin's
+           table ends before them) --- */
+    /** xfer_stream_wrap: sets *stream to a stream object over `native`, a stream the
+        application owns, that every entry taking a stream accepts as one from stream_create.
+        The core makes sure one native stream has one live stream object per context. */
+    xfer_status (*stream_wrap)(void *ctx, void *native, void **stream);
+    /** Releases a stream object made by stream_wrap: waits for queued work as stream_destroy
+        does, and never destroys the native stream. Set whenever stream_wrap is. */
+    xfer_status (*stream_unwrap)(void *ctx, void *stream);
+    /** The native event object (cudaEvent_t); never NULL for a valid event. */
+    void *(*event_native)(void *ctx, void *event);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

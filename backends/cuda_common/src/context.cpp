@@ -4,6 +4,8 @@
 #include "xfer_cuda/context.hpp"
 
 #include <cstdio>
+#include <map>
+#include <mutex>
 
 #include <cuda.h> // the driver's types only; the entry point comes from the runtime
 
@@ -41,9 +43,94 @@ void *current_context() noexcept {
     return get != nullptr && get(&current) == CUDA_SUCCESS ? static_cast<void *>(current) : nullptr;
 }
 
+// The driver calls that bind and unbind contexts, looked up once like cuCtxGetCurrent.
+struct ContextCalls {
+    CUresult(CUDAAPI *push)(CUcontext) = driver_entry<decltype(push)>("cuCtxPushCurrent", 4000);
+    CUresult(CUDAAPI *pop)(CUcontext *) = driver_entry<decltype(pop)>("cuCtxPopCurrent", 4000);
+    CUresult(CUDAAPI *set)(CUcontext) = driver_entry<decltype(set)>("cuCtxSetCurrent", 4000);
+    CUresult(CUDAAPI *get_device)(CUdevice *, int) = driver_entry<decltype(get_device)>("cuDeviceGet", 2000);
+    CUresult(CUDAAPI *retain)(CUcontext *, CUdevice) = driver_entry<decltype(retain)>("cuDevicePrimaryCtxRetain", 7000);
+    bool complete() const { return push && pop && set && get_device && retain; }
+};
+const ContextCalls &context_calls() noexcept {
+    static const ContextCalls calls;
+    return calls;
+}
+
+// Device `device`'s primary context, retained once for the life of the process (as the runtime
+// itself keeps it until exit): contexts opened and closed again never release it under the
+// application, which shares it. nullptr when the driver lacks the calls or refuses.
+void *retained_primary_context(int device) noexcept {
+    static std::mutex mutex;
+    static std::map<int, CUcontext> *retained = new std::map<int, CUcontext>; // never destroyed
+    const ContextCalls &calls = context_calls();
+    if (!calls.complete()) {
+        return nullptr;
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = retained->find(device);
+    if (found != retained->end()) {
+        return found->second;
+    }
+    CUdevice dev = 0;
+    CUcontext primary = nullptr;
+    if (calls.get_device(&dev, device) != CUDA_SUCCESS || calls.retain(&primary, dev) != CUDA_SUCCESS) {
+        return nullptr; // open_device then binds the device with cudaSetDevice, which reports
+    }
+    retained->emplace(device, primary);
+    return primary;
+}
+
+xfer_status check_driver(CUresult r, const char *call) noexcept {
+    if (r == CUDA_SUCCESS) {
+        return XFER_SUCCESS;
+    }
+    return fail(r == CUDA_ERROR_OUT_OF_MEMORY ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
+                "%s failed (CUresult %d)", call, static_cast<int>(r));
+}
+
 } // namespace
 
-xfer_status activate(const Context &ctx) noexcept {
+void CallerBinding::remember() noexcept {
+    if (!changed_) {
+        caller_ = current_context();
+        changed_ = true;
+    }
+}
+
+xfer_status CallerBinding::push(void *primary) noexcept {
+    const ContextCalls &calls = context_calls();
+    remember();
+    if (auto st = check_driver(calls.push(static_cast<CUcontext>(primary)), "cuCtxPushCurrent")) {
+        return st;
+    }
+    ++pushed_;
+    return XFER_SUCCESS;
+}
+
+void CallerBinding::note_replaced() noexcept { remember(); }
+
+xfer_status CallerBinding::restore(xfer_status status) noexcept {
+    if (!changed_) {
+        return status;
+    }
+    changed_ = false;
+    const ContextCalls &calls = context_calls();
+    xfer_status st = XFER_SUCCESS;
+    for (; pushed_ > 0; --pushed_) {
+        CUcontext popped = nullptr;
+        st = last_failure(st, check_driver(calls.pop(&popped), "cuCtxPopCurrent (giving the caller its context back)"));
+    }
+    // A cudaSetDevice meanwhile replaced the top of the stack (the caller's context, or one
+    // pushed here): making the caller's current again is what is left to undo.
+    if (calls.set != nullptr && current_context() != caller_) {
+        st = last_failure(st, check_driver(calls.set(static_cast<CUcontext>(caller_)),
+                                           "cuCtxSetCurrent (giving the caller its context back)"));
+    }
+    return status != XFER_SUCCESS ? status : st;
+}
+
+xfer_status activate(const Context &ctx, CallerBinding &binding) noexcept {
     // A device whose CUDA context a fault made unusable gets one clear answer, not a hang; and
     // nothing xfer queued on it still touches the user's memory once that answer is given.
     if (auto st = refuse_if_poisoned(ctx.device)) {
@@ -54,9 +141,14 @@ xfer_status activate(const Context &ctx) noexcept {
     }
     // The device's primary context still current on this thread: the device is bound already
     // (the runtime's current device is that of the current context).
-    if (ctx.primary_context != nullptr && current_context() == ctx.primary_context) {
-        return XFER_SUCCESS;
+    if (ctx.primary_context != nullptr) {
+        if (current_context() == ctx.primary_context) {
+            return XFER_SUCCESS;
+        }
+        return binding.push(ctx.primary_context);
     }
+    // A driver without the context calls (open_device could not read the primary context).
+    binding.note_replaced();
     return check(cudaSetDevice(ctx.device), "cudaSetDevice(%d)", ctx.device);
 }
 
@@ -79,30 +171,36 @@ xfer_status wait_for_queued_work(const Context &ctx) noexcept {
     if (peers == 0) {
         return XFER_SUCCESS;
     }
+    // The peer devices are waited for with each one current in turn; then the binding the
+    // entry had (the buffer's device) is current again, for the release.
+    CallerBinding entry_binding;
     for (int d = 0; d < 64; ++d) {
         if ((peers >> d & 1u) == 0) {
             continue;
         }
+        entry_binding.note_replaced();
         if (auto st = check(cudaSetDevice(d), "cudaSetDevice(%d)", d)) {
-            return st;
+            return entry_binding.restore(st);
         }
         if (auto st = check(cudaDeviceSynchronize(),
                             "cudaDeviceSynchronize (device %d: waiting for peer copies that use device %d's buffer "
                             "before freeing it)",
                             d, ctx.device)) {
-            return st;
+            return entry_binding.restore(st);
         }
     }
-    return activate(ctx); // the release runs with the buffer's device current
+    return entry_binding.restore(XFER_SUCCESS);
 }
 
 xfer_status close_context(std::unique_ptr<Context> c) noexcept {
     // close() runs even when binding the device fails: page-locked host memory can still be
     // freed, and the context is gone either way.
-    const xfer_status bound = activate(*c);
+    CallerBinding binding;
+    binding.note_replaced(); // close waits and frees with the device current, then gives it back
+    const xfer_status bound = activate(*c, binding);
     const xfer_status closed = last_failure(bound, c->close());
     const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
-    return last_failure(last_failure(closed, packed), c->registrations->remove_all());
+    return binding.restore(last_failure(last_failure(closed, packed), c->registrations->remove_all()));
 }
 
 // ------------------------------------------------------------------ probe and open
@@ -171,16 +269,29 @@ xfer_status probe_devices(Requirement req, int *device_count) noexcept {
     return XFER_SUCCESS;
 }
 
-xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
+namespace {
+
+xfer_status open_device_bound(int device, Requirement req, Context &ctx, CallerBinding &binding) noexcept {
     ctx.device = device;
-    if (auto st = check(cudaSetDevice(device), "cudaSetDevice(%d)", device)) {
-        return st;
+    if (void *primary = retained_primary_context(device)) {
+        // Made current for this call only: the caller's binding (and the runtime's current
+        // device) stay as they were.
+        ctx.primary_context = primary;
+        if (auto st = binding.push(primary)) {
+            return st;
+        }
+    } else {
+        binding.note_replaced();
+        if (auto st = check(cudaSetDevice(device), "cudaSetDevice(%d)", device)) {
+            return st;
+        }
     }
-    // Creates (or retains) the primary context now rather than inside the first timed copy.
+    // Initialises the runtime on the primary context now rather than inside the first timed copy.
     if (auto st = check(cudaFree(nullptr), "cudaFree(0) creating the primary context of device %d", device)) {
         return st;
     }
-    ctx.primary_context = current_context(); // nullptr: activate() always binds the device
+    // Without the driver's context calls primary_context stays nullptr: activate() then always
+    // binds the device with cudaSetDevice.
     struct {
         cudaDeviceAttr attr;
         int *out;
@@ -204,6 +315,14 @@ xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
                     attribute_name(req));
     }
     return XFER_SUCCESS;
+}
+
+} // namespace
+
+xfer_status open_device(int device, Requirement req, Context &ctx) noexcept {
+    CallerBinding binding;
+    binding.note_replaced(); // the runtime's first call may bind a context implicitly: undone
+    return binding.restore(open_device_bound(device, req, ctx, binding));
 }
 
 } // namespace xfer::cuda

@@ -17,14 +17,17 @@ using plugin::guarded;
 // (xfer_plugin/errors.hpp), or inside on_device() when it works on a context: guarded(), with
 // the context's device bound first (activate) and the context handed to `body`, which takes a
 // `const Context &`.
+// The caller's own binding (its current context) is put back before the entry returns.
 template <class Body>
 xfer_status on_device(const char *entry, void *ctx, Body &&body) noexcept {
     return guarded(entry, [&] {
         const Context &c = as_context(ctx);
-        if (auto st = activate(c)) {
-            return st;
+        CallerBinding binding;
+        xfer_status st = activate(c, binding);
+        if (st == XFER_SUCCESS) {
+            st = body(c);
         }
-        return body(c);
+        return binding.restore(st);
     });
 }
 
@@ -37,6 +40,10 @@ xfer_status stream_query(void *ctx, void *stream);
 xfer_status stream_wait_event(void *ctx, void *stream, void *event);
 xfer_status stream_launch_host_func(void *ctx, void *stream, xfer_host_fn fn, void *user_data);
 void *stream_native(void *ctx, void *stream);
+// The application's own streams: the void* is its cudaStream_t (cudaStreamLegacy for NULL);
+// unwrapping waits for the stream as stream_destroy does and leaves the stream to its owner.
+xfer_status stream_wrap(void *ctx, void *native, void **stream);
+xfer_status stream_unwrap(void *ctx, void *stream);
 
 // Events (streams.cpp): the void* is the cudaEvent_t itself.
 xfer_status event_create(void *ctx, unsigned flags, void **event);
@@ -45,6 +52,7 @@ xfer_status event_record(void *ctx, void *event, void *stream);
 xfer_status event_synchronize(void *ctx, void *event);
 xfer_status event_query(void *ctx, void *event);
 xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms);
+void *event_native(void *ctx, void *event);
 
 // Raw copies (memcpy.cpp) between any pointers the device can reach (cudaMemcpyAsync /
 // cudaMemcpyBatchAsync, small batch entries packed: batch.hpp), keeping stream order for

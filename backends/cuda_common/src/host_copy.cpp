@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copies between pageable host memory and device memory in stream order, and the record of
 // streams whose queued work may still write host memory.
+#include <cuda.h>
+
 #include "engine_copy.hpp"
 #include "xfer_cuda/context.hpp"
+#include "xfer_cuda/driver_entry.hpp"
 
 namespace xfer::cuda {
 
@@ -33,6 +36,59 @@ xfer_status wait_before_pageable_copy(cudaStream_t stream) noexcept {
     return check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (keeping stream order before a copy "
                                                 "that reads pageable host memory while earlier work on the "
                                                 "stream may still write it)");
+}
+
+namespace {
+// cuStreamIsCapturing, looked up once: the driver's answer costs a fraction of the runtime's
+// cudaStreamIsCapturing, which every small pageable copy would pay.
+using StreamIsCapturing = CUresult(CUDAAPI *)(CUstream, CUstreamCaptureStatus *);
+StreamIsCapturing stream_is_capturing() noexcept {
+    static const StreamIsCapturing fn = driver_entry<StreamIsCapturing>("cuStreamIsCapturing", 10000);
+    return fn;
+}
+} // namespace
+
+xfer_status capturing(cudaStream_t stream, bool *capture) noexcept {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (const StreamIsCapturing query = stream_is_capturing()) {
+        const CUresult r = query(reinterpret_cast<CUstream>(stream), &status);
+        if (r != CUDA_SUCCESS) {
+            return fail(XFER_ERROR_BACKEND, "cuStreamIsCapturing(%p) failed (CUresult %d)", static_cast<void *>(stream),
+                        static_cast<int>(r));
+        }
+    } else {
+        cudaStreamCaptureStatus runtime_status = cudaStreamCaptureStatusNone;
+        if (auto st = check(cudaStreamIsCapturing(stream, &runtime_status), "cudaStreamIsCapturing(%p)",
+                            static_cast<void *>(stream))) {
+            return st;
+        }
+        status = runtime_status == cudaStreamCaptureStatusNone ? CU_STREAM_CAPTURE_STATUS_NONE
+                                                               : CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    }
+    *capture = status != CU_STREAM_CAPTURE_STATUS_NONE;
+    return XFER_SUCCESS;
+}
+
+xfer_status refuse_while_capturing(cudaStream_t stream, std::size_t bytes, const char *what, const char *why) noexcept {
+    bool capture = false;
+    if (auto st = capturing(stream, &capture)) {
+        return st;
+    }
+    if (!capture) {
+        return XFER_SUCCESS;
+    }
+    return fail(XFER_ERROR_NOT_SUPPORTED,
+                "a %zu-byte copy of %s cannot be captured into a CUDA graph: stream %p is capturing, and %s; "
+                "nothing was queued and the capture goes on",
+                bytes, what, static_cast<void *>(stream), why);
+}
+
+xfer_status refuse_pageable_while_capturing(cudaStream_t stream, std::size_t bytes, const char *what) noexcept {
+    return refuse_while_capturing(
+        stream, bytes, what,
+        "a copy of pageable host memory cannot be part of a graph (the driver's pageable copy would invalidate "
+        "the capture; a staged, gathered or newly registered copy would not move the bytes at replay): "
+        "page-lock the memory (xfer_register, or the pinned backend's buffers) to capture its copies");
 }
 
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,

@@ -356,6 +356,13 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     if (auto st = check_kind()) {
         return st;
     }
+    // Pageable memory: refused while the stream captures, before the registration cache or the
+    // staging engine touch anything (every pageable path below goes through here).
+    if (to == Memory::pageable || from == Memory::pageable) {
+        if (auto st = refuse_pageable_while_capturing(s, bytes, "pageable host memory")) {
+            return st;
+        }
+    }
     bool taken = false;
     if (c.cache_may_take(bytes)) {
         if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
@@ -423,12 +430,41 @@ xfer_status batch_on_engine(const Context &c, void *const *dsts, const void *con
     return check(err, "cudaMemcpyBatchAsync(%zu copies)", count);
 }
 
+// A batch queued while its stream captures a graph: every entry checked as the batch's are, one
+// with pageable memory (or past a registration made elsewhere, which would be copied in
+// pageable pieces) refused, the rest given to the copy engine, whose copies the graph records.
+xfer_status captured_batch(const Context &c, void *const *dsts, const void *const *srcs, const size_t *sizes,
+                           size_t count, xfer_copy_kind kind, cudaStream_t s) {
+    bool pageable = false;
+    std::vector<size_t> apart;
+    if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &apart)) {
+        return st;
+    }
+    if (pageable || !apart.empty()) {
+        std::size_t total = 0;
+        for (size_t i = 0; i < count; ++i) {
+            total += sizes[i];
+        }
+        return refuse_pageable_while_capturing(s, total, "a batch with pageable host memory");
+    }
+    return batch_on_engine(c, dsts, srcs, sizes, count, kind, false, s);
+}
+
 } // namespace
 
 xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                                xfer_copy_kind kind, void *stream) {
     return on_device("memcpy_batch_async", ctx, [&](const Context &c) {
         const auto s = static_cast<cudaStream_t>(stream);
+        // While the stream captures a graph: no packing (its slots are made, reused and waited
+        // for on the host) and no pageable entry; the copy engine's batch is captured as is.
+        bool capture = false;
+        if (auto st = capturing(s, &capture)) {
+            return st;
+        }
+        if (capture) {
+            return captured_batch(c, dsts, srcs, sizes, count, kind, s);
+        }
         if (c.may_hold_registrations()) {
             for (size_t i = 0; i < count; ++i) {
                 c.drop_stale_registrations(dsts[i], sizes[i]);

@@ -38,22 +38,25 @@ xfer_status enable_one_way(int from, int to) {
     if (can == 0) {
         return XFER_SUCCESS; // cudaMemcpyPeerAsync stages through host memory
     }
+    // `from` current for the call only: the caller's binding comes back on every path.
+    CallerBinding binding;
+    binding.note_replaced();
     if (auto st = check(cudaSetDevice(from), "cudaSetDevice(%d)", from)) {
-        return st;
+        return binding.restore(st);
     }
     const cudaError_t err = cudaDeviceEnablePeerAccess(to, 0);
     if (err == cudaErrorTooManyPeers || err == cudaErrorPeerAccessUnsupported) {
         // A device can map at most 8 peers (and some links refuse): copies between this pair
         // stay correct, staged through host memory by cudaMemcpyPeerAsync.
         (void)cudaGetLastError();
-        return XFER_SUCCESS;
+        return binding.restore(XFER_SUCCESS);
     }
     if (err == cudaErrorPeerAccessAlreadyEnabled) {
         (void)cudaGetLastError();
     } else if (auto st = check(err, "cudaDeviceEnablePeerAccess(peer %d, 0) on device %d", to, from)) {
-        return st;
+        return binding.restore(st);
     }
-    return XFER_SUCCESS;
+    return binding.restore(XFER_SUCCESS);
 }
 
 // Enables peer access between devices a and b (both ways, where allowed) on first use.
@@ -119,7 +122,13 @@ void note_peer_stream(const Context &memory_owner, int stream_device) {
 }
 
 xfer_status peer_copy(const Context &dst_ctx, void *dst, const Context &src_ctx, const void *src, size_t bytes,
-                      const Context &stream_ctx, cudaStream_t stream) {
+                      const Context &stream_ctx, cudaStream_t stream, CallerBinding &binding) {
+    // The copy is issued with the stream's device current, as the runtime expects (bound first,
+    // so that no runtime call below binds another context implicitly); the
+    // caller's binding comes back when the entry returns.
+    if (auto st = activate(stream_ctx, binding)) {
+        return st;
+    }
     bool dst_plain = false, src_plain = false;
     if (auto st = check_pointer(dst, dst_ctx.device, "destination", bytes, &dst_plain)) {
         return st;
@@ -128,10 +137,6 @@ xfer_status peer_copy(const Context &dst_ctx, void *dst, const Context &src_ctx,
         return st;
     }
     if (auto st = ensure_peer_access(dst_ctx.device, src_ctx.device)) {
-        return st;
-    }
-    // The copy is issued with the stream's device current, as the runtime expects.
-    if (auto st = activate(stream_ctx)) {
         return st;
     }
     note_peer_stream(dst_ctx, stream_ctx.device);
@@ -150,23 +155,26 @@ xfer_status peer_copy(const Context &dst_ctx, void *dst, const Context &src_ctx,
 
 xfer_status device_can_access_peer(void *ctx, void *peer, int *can_access) {
     return guarded("device_can_access_peer", [&] {
+        CallerBinding binding;
+        binding.note_replaced(); // a runtime call may bind a context implicitly: undone on return
         const Context &a = as_context(ctx);
         const Context &b = as_context(peer);
         int can = 0;
         if (auto st = check(cudaDeviceCanAccessPeer(&can, a.device, b.device),
                             "cudaDeviceCanAccessPeer(device %d, peer %d)", a.device, b.device)) {
-            return st;
+            return binding.restore(st);
         }
         *can_access = can != 0 ? 1 : 0;
-        return XFER_SUCCESS;
+        return binding.restore(XFER_SUCCESS);
     });
 }
 
 xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes, void *stream_ctx,
                               void *stream) {
     return guarded("memcpy_peer_async", [&] {
-        return peer_copy(as_context(dst_ctx), dst, as_context(src_ctx), src, bytes, as_context(stream_ctx),
-                         static_cast<cudaStream_t>(stream));
+        CallerBinding binding;
+        return binding.restore(peer_copy(as_context(dst_ctx), dst, as_context(src_ctx), src, bytes,
+                                         as_context(stream_ctx), static_cast<cudaStream_t>(stream), binding));
     });
 }
 
@@ -175,8 +183,9 @@ xfer_status buffer_copy_peer_async(void *dst_ctx, void *dst_buf, size_t dst_offs
     return guarded("buffer_copy_peer_async", [&] {
         void *dst = static_cast<unsigned char *>(as_buffer(dst_buf).device) + dst_offset;
         const void *src = static_cast<const unsigned char *>(as_buffer(src_buf).device) + src_offset;
-        return peer_copy(as_context(dst_ctx), dst, as_context(src_ctx), src, bytes, as_context(stream_ctx),
-                         static_cast<cudaStream_t>(stream));
+        CallerBinding binding;
+        return binding.restore(peer_copy(as_context(dst_ctx), dst, as_context(src_ctx), src, bytes,
+                                         as_context(stream_ctx), static_cast<cudaStream_t>(stream), binding));
     });
 }
 

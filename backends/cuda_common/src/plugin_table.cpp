@@ -15,7 +15,11 @@ namespace xfer::cuda {
 // ------------------------------------------------------------------------- contexts
 
 xfer_status probe_entry(const BackendDescription &d, int *device_count) noexcept {
-    return guarded("probe", [&] { return probe_devices(d.requirement, device_count); });
+    return guarded("probe", [&] {
+        CallerBinding binding;
+        binding.note_replaced(); // the runtime's first call may bind a context implicitly: undone
+        return binding.restore(probe_devices(d.requirement, device_count));
+    });
 }
 
 xfer_status context_create_entry(const BackendDescription &d, int device, const xfer_backend_param_value *params,
@@ -73,11 +77,12 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
         // Forgotten before the memory goes, so that no lookup answers for a reused address.
         known_memory::remove(b->host);
         known_memory::remove(b->device);
-        if (auto st = activate(c)) {
-            return st;
+        CallerBinding binding;
+        if (auto st = activate(c, binding)) {
+            return binding.restore(st);
         }
         const xfer_status waited = wait_for_queued_work(c);
-        return last_failure(waited, s.release(c, *b));
+        return binding.restore(last_failure(waited, s.release(c, *b)));
     });
 }
 
@@ -105,6 +110,8 @@ xfer_backend_table describe(const BackendDescription &d) noexcept {
     xfer_backend_table t =
         plugin::table_header(d.name, d.description, XFER_DEVICE_KIND_CUDA, d.buffers.facts, d.params, d.param_count);
     XFER_PLUGIN_SET_SHARED_ENTRIES(t);
+    t.stream_wrap = stream_wrap;
+    t.stream_unwrap = stream_unwrap;
     return t;
 }
 

@@ -40,19 +40,52 @@ xfer_status stream_create(void *ctx, void **stream) {
     });
 }
 
+namespace {
+// What releasing any stream object does before the native stream is destroyed or handed back:
+// waits for its queued work, reports what the backend's hook left on it, forgets it there.
+xfer_status retire_stream(const Context &c, cudaStream_t s) {
+    xfer_status waited = wait_for_stream(c, s);
+    waited = last_failure(waited, hook_error(c, s));
+    if (HostCopyHook *hook = c.host_copy_hook()) {
+        hook->stream_destroyed(s);
+    }
+    return waited;
+}
+} // namespace
+
 xfer_status stream_destroy(void *ctx, void *stream) {
     return on_device("stream_destroy", ctx, [&](const Context &c) {
         // Destroy even when the wait reports an earlier asynchronous failure: the core drops
         // the handle either way, and cudaStreamDestroy itself defers the release until queued
         // work is done.
-        xfer_status waited = wait_for_stream(c, as_stream(stream));
-        waited = last_failure(waited, hook_error(c, as_stream(stream)));
-        if (HostCopyHook *hook = c.host_copy_hook()) {
-            hook->stream_destroyed(as_stream(stream));
-        }
+        const xfer_status waited = retire_stream(c, as_stream(stream));
         const xfer_status destroyed = check(cudaStreamDestroy(as_stream(stream)), "cudaStreamDestroy");
         return last_failure(waited, destroyed);
     });
+}
+
+xfer_status stream_wrap(void *ctx, void *native, void **stream) {
+    return on_device("stream_wrap", ctx, [&](const Context &c) {
+        // NULL is the legacy default stream, named by its handle so that the wrapper's native
+        // stream is never NULL (xfer_stream_native's failure value).
+        cudaStream_t s = native != nullptr ? as_stream(native) : cudaStreamLegacy;
+        int device = -1;
+        if (auto st = check(cudaStreamGetDevice(s, &device), "cudaStreamGetDevice(%p)", native)) {
+            return st;
+        }
+        if (device != c.device) {
+            return fail(XFER_ERROR_INVALID_ARGUMENT,
+                        "stream_wrap: stream %p belongs to device %d, the context to device %d (wrap it with a "
+                        "context of device %d)",
+                        native, device, c.device, device);
+        }
+        *stream = s;
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status stream_unwrap(void *ctx, void *stream) {
+    return on_device("stream_unwrap", ctx, [&](const Context &c) { return retire_stream(c, as_stream(stream)); });
 }
 
 xfer_status stream_synchronize(void *ctx, void *stream) {
@@ -160,6 +193,8 @@ xfer_status event_elapsed_ms(void *ctx, void *start, void *end, float *ms) {
         return XFER_SUCCESS;
     });
 }
+
+void *event_native(void * /*ctx*/, void *event) { return event; }
 
 // ---------------------------------------------------------------------- slot events
 

@@ -2,15 +2,19 @@
 ! The Fortran module on the `host` backend: real(c_float) (rank 2) and real(c_double) (rank 1)
 ! arrays through the device view and back, every element checked; an error status and its
 ! message checked; a raw copy between Fortran arrays; Fortran arrays registered with
-! xfer_register_array (the host backend keeps bookkeeping only) and the statistics followed.
+! xfer_register_array (the host backend keeps bookkeeping only) and the statistics followed;
+! xfer_host_view's refusals, each with its own message (not an earlier failure's); views of rank
+! 0 and of int16; xfer_stream_wrap (not supported on host) and xfer_event_native.
 ! Prints PASS and stops 0 on success.
 program roundtrip
   use, intrinsic :: iso_c_binding
   use xfer
   implicit none
-  type(c_ptr) :: ctx, buf, dbuf, s
+  type(c_ptr) :: ctx, buf, dbuf, s, freed, wrapped, ev, ev2
   real(c_float), pointer :: a(:, :), a_dev(:, :)
-  real(c_double), pointer :: d(:)
+  real(c_double), pointer :: d(:), one
+  integer(c_int16_t), pointer :: h(:, :)
+  integer(c_int16_t), pointer :: h3(:, :, :)
   real(c_double), allocatable, target :: src(:), dst(:)
   real(c_double), pointer :: bad(:)
   integer(c_int) :: st, major, minor, patch
@@ -82,6 +86,65 @@ program roundtrip
   call expect(st == XFER_ERROR_INVALID_ARGUMENT, "unknown direction is XFER_ERROR_INVALID_ARGUMENT")
   st = xfer_host_view(dbuf, bad, [100004])
   call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "a view larger than the buffer is refused")
+
+  ! xfer_host_view's refusals: each says what was wrong with this call, even right after a
+  ! library failure whose message is still there; the pointer is left as it was.
+  st = xfer_copy_async(buf, XFER_TO_DEVICE, 8_c_size_t, bytes, s)
+  call expect(index(xfer_error_message(), "offset 8") > 0, "a library failure first")
+  bad => d(1:10)
+  st = xfer_host_view(dbuf, bad, [100004])
+  msg = xfer_error_message()
+  call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "a view larger than the buffer is XFER_ERROR_OUT_OF_BOUNDS")
+  call expect(msg == "xfer_host_view: a 100004 real(c_double) view needs 800032 bytes; the buffer has 800024", &
+              "the view's own message: " // msg)
+  call expect(associated(bad, d(1:10)), "a refused view leaves the pointer as it was")
+  st = xfer_host_view(dbuf, bad, [2, 3])
+  msg = xfer_error_message()
+  call expect(st == XFER_ERROR_INVALID_ARGUMENT, "a shape of another rank is XFER_ERROR_INVALID_ARGUMENT")
+  call expect(index(msg, "xfer_host_view: the shape has 2 extents for a rank-1 real(c_double) pointer") == 1, &
+              "rank message: " // msg)
+  st = xfer_host_view(dbuf, bad, [-4])
+  msg = xfer_error_message()
+  call expect(st == XFER_ERROR_INVALID_SIZE, "a negative extent is XFER_ERROR_INVALID_SIZE")
+  call expect(msg == "xfer_host_view: extent 1 of the shape (-4) is negative", "extent message: " // msg)
+  st = xfer_host_view(dbuf, h, [huge(0), huge(0)])
+  call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "a huge view is refused")
+  call expect(index(xfer_error_message(), "needs 9223372028264841218 bytes") > 0, &
+              "the huge view's size, exactly: " // xfer_error_message())
+  st = xfer_host_view(dbuf, h3, [huge(0), huge(0), huge(0)])
+  call expect(st == XFER_ERROR_OUT_OF_BOUNDS, "a view larger than any address space is refused")
+  call expect(index(xfer_error_message(), "more bytes than an address space holds") > 0, &
+              "overflow message: " // xfer_error_message())
+  call ok(xfer_alloc(ctx, 64_c_size_t, XFER_ALLOC_DEFAULT, freed), "xfer_alloc")
+  call ok(xfer_free(freed), "xfer_free")
+  st = xfer_host_view(freed, bad, [4])
+  msg = xfer_error_message()
+  call expect(st == XFER_ERROR_INVALID_HANDLE, "a freed buffer is XFER_ERROR_INVALID_HANDLE")
+  call expect(len(msg) > 0 .and. msg == xfer_f_string(xfer_last_error()), "the library's message: " // msg)
+  call expect(index(msg, "negative") == 0, "not the earlier refusal's message: " // msg)
+  call expect(associated(bad, d(1:10)), "still as it was")
+  ! Views that fit: int16 at rank 2, a scalar (rank 0), an empty one.
+  call ok(xfer_host_view(dbuf, h, [4, 1000]), "xfer_host_view int16")
+  call expect(size(h) == 4000 .and. c_associated(c_loc(h(1, 1)), xfer_host_ptr(dbuf)), "an int16 view")
+  call ok(xfer_host_view(dbuf, one, [integer ::]), "xfer_host_view scalar")
+  call expect(one == d(1), "a scalar view sees the first element")
+  call ok(xfer_host_view(dbuf, h, [0, 5]), "xfer_host_view empty")
+  call expect(size(h) == 0, "an empty view")
+
+  ! Streams the program owns cannot be wrapped on host; events have a native object.
+  st = xfer_stream_wrap(ctx, c_null_ptr, wrapped)
+  call expect(st == XFER_ERROR_NOT_SUPPORTED, "xfer_stream_wrap on host is XFER_ERROR_NOT_SUPPORTED")
+  call expect(index(xfer_error_message(), "xfer_stream_wrap") > 0, "the message names the call: " // &
+              xfer_error_message())
+  call ok(xfer_event_create(ctx, XFER_EVENT_DEFAULT, ev), "xfer_event_create")
+  call ok(xfer_event_create(ctx, XFER_EVENT_DISABLE_TIMING, ev2), "xfer_event_create")
+  call expect(c_associated(xfer_event_native(ev)), "an event has a native object")
+  call expect(.not. c_associated(xfer_event_native(ev), xfer_event_native(ev2)), "one per event")
+  call ok(xfer_event_record(ev, s), "xfer_event_record")
+  call ok(xfer_event_synchronize(ev), "xfer_event_synchronize")
+  call ok(xfer_event_destroy(ev), "xfer_event_destroy")
+  call ok(xfer_event_destroy(ev2), "xfer_event_destroy")
+  call expect(.not. c_associated(xfer_event_native(ev)), "a destroyed event has none")
   st = xfer_open_name("no-such-backend", 0_c_int, s)
   call expect(st == XFER_ERROR_BACKEND_NOT_FOUND, "unknown backend is XFER_ERROR_BACKEND_NOT_FOUND")
   call expect(index(xfer_error_message(), "no-such-backend") > 0, "message names the backend")

@@ -291,6 +291,32 @@ static void *mock_stream_native(void *ctx, void *stream) {
     return stream;
 }
 
+#ifdef MOCK_WRAP
+/* A wrapped stream's object is the application's pointer itself: unwrapping must never free
+   it (an ASan run catches a core that destroys it instead), and it counts as a live object. */
+static xfer_status mock_stream_wrap(void *ctx, void *native, void **stream) {
+    counted();
+    (void)ctx;
+    atomic_fetch_add(&g_live, 1);
+    *stream = native != NULL ? native : (void *)0x1;
+    return XFER_SUCCESS;
+}
+
+static xfer_status mock_stream_unwrap(void *ctx, void *stream) {
+    counted();
+    (void)ctx;
+    (void)stream;
+    atomic_fetch_sub(&g_live, 1);
+    return XFER_SUCCESS;
+}
+
+static void *mock_event_native(void *ctx, void *event) {
+    counted();
+    (void)ctx;
+    return event;
+}
+#endif /* MOCK_WRAP */
+
 static xfer_status mock_event_create(void *ctx, unsigned flags, void **event) {
     counted();
     (void)ctx;
@@ -493,6 +519,22 @@ static const xfer_backend_table g_table = {
     mock_device_can_access_peer,
     mock_memcpy_peer_async,
     mock_buffer_copy_peer_async,
+#endif
+#ifdef MOCK_WRAP
+#if !defined(MOCK_REGISTER) && !defined(MOCK_PEER)
+    NULL,
+    NULL,
+    NULL, /* register_memory, unregister_memory, registration_stats */
+#endif
+#ifndef MOCK_PEER
+    NULL,
+    NULL,
+    NULL,
+    NULL, /* probe_params, device_can_access_peer, memcpy_peer_async, buffer_copy_peer_async */
+#endif
+    mock_stream_wrap,
+    mock_stream_unwrap,
+    mock_event_native,
 #endif
 };
 

@@ -161,9 +161,10 @@ struct DeviceCaps {
 struct Context {
     int device = 0;
     DeviceCaps caps;
-    // The device's primary CUcontext (a CUcontext; void* keeps cuda.h out of this header), read
-    // when the device was opened: activate() binds the device only when another context is
-    // current (cudaSetDevice on every call cost 0.11 us of a 4-byte copy's overhead on the H200).
+    // The device's primary CUcontext (a CUcontext; void* keeps cuda.h out of this header),
+    // retained when the device was first opened: activate() pushes it only when another context,
+    // or none, is current (binding on every call would cost a driver call per small copy).
+    // nullptr without the driver's context calls: activate() then calls cudaSetDevice.
     void *primary_context = nullptr;
 
     // Streams of this context with queued work that may still write host memory (see
@@ -260,16 +261,46 @@ xfer_status open_device(int device, Requirement req, Context &ctx) noexcept;
 // context_destroy entry). `ctx` may be a backend's type derived from Context.
 xfer_status publish_context(int device, Requirement req, std::unique_ptr<Context> ctx, void **out) noexcept;
 
-// The runtime's current device is per host thread and calls may arrive on any thread, so every
-// entry binds the context's device first (cheap: no driver round trip once initialised).
-xfer_status activate(const Context &ctx) noexcept;
+// The calling thread's CUDA binding (its current context) as an entry found it, put back when
+// the entry returns: every xfer call leaves the thread's current device and context as it found
+// them (xfer.h). Binding a context's device pushes its primary context on the thread's context
+// stack (cuCtxPushCurrent), which leaves the runtime's current-device setting alone; restore()
+// pops what was pushed and makes the caller's context current again. Nothing is pushed, and
+// nothing restored, when the caller's current context already is the device's primary context
+// (the common case: the cost is the one read of the current context activate makes anyway).
+class CallerBinding {
+  public:
+    CallerBinding() = default;
+    ~CallerBinding() { (void)restore(XFER_SUCCESS); } // the safety net when an entry throws
+    CallerBinding(const CallerBinding &) = delete;
+    CallerBinding &operator=(const CallerBinding &) = delete;
+
+    // Makes `primary` (a CUcontext) current until restore().
+    xfer_status push(void *primary) noexcept;
+    // Before a call that replaces the thread's current context (cudaSetDevice): remembers the
+    // caller's, so that restore() puts it back.
+    void note_replaced() noexcept;
+    // Puts the caller's binding back; returns `status`, or the failure of doing so.
+    xfer_status restore(xfer_status status) noexcept;
+
+  private:
+    void remember() noexcept;
+    void *caller_ = nullptr; // the caller's current CUcontext (nullptr: none)
+    bool changed_ = false;
+    int pushed_ = 0;
+};
+
+// Calls may arrive on any thread, so every entry binds the context's device first (cheap: one
+// read of the thread's current context when it is bound already), through the entry's binding.
+xfer_status activate(const Context &ctx, CallerBinding &binding) noexcept;
 
 // buffer_free must never release memory that queued work still uses. The CUDA backends wait
 // for the whole device to go idle (cudaDeviceSynchronize) before releasing: this also covers
 // kernels the application queued on its own streams using the buffer, and pageable host memory,
 // whose free() the driver would not order. Freeing is not on the copy path, so the stall is
 // the price of never having a use-after-free. Devices whose streams ran peer copies on this
-// context's memory (Context::peer_devices) are waited for as well.
+// context's memory (Context::peer_devices) are waited for as well. Requires the context's device
+// bound (activate) and leaves it bound.
 xfer_status wait_for_queued_work(const Context &ctx) noexcept;
 
 // The context_destroy entry's body (the core has already released every stream, event and
@@ -285,6 +316,19 @@ xfer_status close_context(std::unique_ptr<Context> ctx) noexcept;
 // `what` names the operands in a failure message (e.g. "pageable").
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                           cudaStream_t stream, const char *what) noexcept;
+
+// Graph capture (xfer.h: a copy is captured correctly or refused before the stream is touched).
+// *capture: `stream` is capturing a graph (cuStreamIsCapturing, a cheap driver query; never a
+// call that would end or invalidate the capture).
+xfer_status capturing(cudaStream_t stream, bool *capture) noexcept;
+// XFER_ERROR_NOT_SUPPORTED (reported: the copy of `bytes` bytes of `what`, and `why` it cannot
+// be captured) while `stream` captures a graph; XFER_SUCCESS otherwise.
+xfer_status refuse_while_capturing(cudaStream_t stream, std::size_t bytes, const char *what, const char *why) noexcept;
+// The same for a copy of pageable host memory: the driver's pageable copy invalidates the
+// application's capture, and a staged, gathered or newly registered copy moves its bytes at
+// call time or on host threads, never at replay. Asked before anything else a pageable copy
+// does (the registration cache, the staging engine).
+xfer_status refuse_pageable_while_capturing(cudaStream_t stream, std::size_t bytes, const char *what) noexcept;
 
 // Waits for `stream` (cudaStreamSynchronize) before a copy that would otherwise overtake
 // earlier work writing the host memory it reads.

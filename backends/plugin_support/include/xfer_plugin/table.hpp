@@ -105,6 +105,7 @@ constexpr xfer_backend_table table_header(const char *name, const char *descript
         (t).event_synchronize = event_synchronize;                                                                     \
         (t).event_query = event_query;                                                                                 \
         (t).event_elapsed_ms = event_elapsed_ms;                                                                       \
+        (t).event_native = event_native;                                                                               \
         (t).register_memory = register_memory;                                                                         \
         (t).unregister_memory = unregister_memory;                                                                     \
         (t).registration_stats = registration_stats;                                                                   \

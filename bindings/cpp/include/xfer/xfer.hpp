@@ -3,10 +3,17 @@
 // xfer.hpp -- header-only C++ layer over the C API in <xfer/xfer.h> (C++17; std::span views
 // under C++20).
 //
-//  - Owning, move-only handles: xfer::Context, Buffer, Stream, Event. The destructor releases
-//    the C handle (xfer_close / xfer_free / xfer_stream_destroy / xfer_event_destroy), which
-//    waits for queued work that uses it (the C contract: releasing is deferred in stream
-//    order). A moved-from object holds no handle; its destructor does nothing.
+//  - Owning, move-only handles: xfer::Context, Buffer, Stream, Event, Registration. The
+//    destructor releases the C handle (xfer_close / xfer_free / xfer_stream_destroy /
+//    xfer_event_destroy / xfer_unregister), which waits for queued work that uses it (the C
+//    contract: releasing is deferred in stream order). A moved-from object holds no handle; its
+//    destructor does nothing.
+//  - An object made from a Context keeps that context open: a Buffer, Stream, Event or
+//    Registration holds a share of it, and the context is closed (xfer_close) when the Context
+//    object and the last of them are gone, each object's own handle released before. So a
+//    Buffer, and the pointers and spans it hands out, stays valid after the Context variable it
+//    was made from went out of scope, and objects may be returned from the function that opened
+//    their context. Context::close() gives up the Context object's share.
 //  - Every failing call throws xfer::Error, which carries the xfer_status and the message
 //    "<C function>: <STATUS>: <xfer_last_error()>". Destructors never throw (a failure while
 //    releasing is ignored: the C library releases the handle anyway).
@@ -16,8 +23,13 @@
 //    xfer::Registration, a move-only guard that unregisters (xfer_unregister) on destruction;
 //    Context::registration_stats() is xfer_registration_get_stats.
 //  - Thread-safety: as the C API (every call may come from any thread); one C++ object is not
-//    meant to be moved or destroyed while another thread uses it.
-//  - get() returns the C handle, so C++ and C calls mix freely.
+//    meant to be moved or destroyed while another thread uses it. The shares of a context are
+//    counted atomically (std::shared_ptr), so objects of one context may be destroyed on
+//    different threads: whichever goes last closes the context, on its thread. That last owner
+//    must not go inside a host function of one of the context's streams (xfer_close refuses
+//    there with XFER_ERROR_INVALID_STATE, and the destructor cannot report it).
+//  - get() returns the C handle, so C++ and C calls mix freely; release a handle only through
+//    its C++ object (a C xfer_free(buf.get()) would leave the object holding a dead handle).
 //
 // Example (complete program in bindings/cpp/example_roundtrip.cpp, built and run by the tests):
 //
@@ -34,6 +46,7 @@
 
 #include <cstddef>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -143,17 +156,47 @@ inline bool ready(xfer_status st, const char *call) {
     return true;
 }
 
-// Move-only ownership of one C handle; Release is the C function that frees it.
+// The *_native calls answer NULL instead of a status. An object of this layer that holds a
+// handle also holds its context open, so NULL then comes from the backend (it does not
+// implement the call, or has no native object: the message says which).
+inline void *native_or_throw(void *native, bool holds_handle, const char *call) {
+    if (native) return native;
+    const xfer_status st = holds_handle ? XFER_ERROR_BACKEND : XFER_ERROR_INVALID_HANDLE;
+    throw Error(st, describe_failure(st, call));
+}
+
+// A context's C handle, closed (xfer_close) when the last share of it goes: the Context object
+// and every Buffer, Stream, Event and Registration made from it hold one.
+class ContextHandle {
+  public:
+    explicit ContextHandle(xfer_context h) noexcept : h_(h) {}
+    ~ContextHandle() {
+        if (h_) (void)xfer_close(h_); // destructors cannot report: see the header
+    }
+    ContextHandle(const ContextHandle &) = delete;
+    ContextHandle &operator=(const ContextHandle &) = delete;
+    xfer_context get() const noexcept { return h_; }
+    xfer_context release() noexcept { return std::exchange(h_, nullptr); }
+
+  private:
+    xfer_context h_;
+};
+using SharedContext = std::shared_ptr<ContextHandle>;
+
+// Move-only ownership of one C handle of a context's object; Release is the C function that
+// frees it. The share of the context is let go after the handle, so that the context, when
+// this was its last owner, closes with nothing of it left.
 template <class Handle, xfer_status (*Release)(Handle)>
 class Owner {
   public:
     Owner() = default;
-    explicit Owner(Handle h) noexcept : h_(h) {}
+    Owner(SharedContext ctx, Handle h) noexcept : ctx_(std::move(ctx)), h_(h) {}
     ~Owner() { reset(); }
-    Owner(Owner &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Owner(Owner &&o) noexcept : ctx_(std::move(o.ctx_)), h_(std::exchange(o.h_, nullptr)) {}
     Owner &operator=(Owner &&o) noexcept {
         if (this != &o) {
-            reset();
+            reset(); // this object's own handle first, while its context is still held
+            ctx_ = std::move(o.ctx_);
             h_ = std::exchange(o.h_, nullptr);
         }
         return *this;
@@ -161,37 +204,53 @@ class Owner {
     Owner(const Owner &) = delete;
     Owner &operator=(const Owner &) = delete;
     Handle get() const noexcept { return h_; }
-    Handle release() noexcept { return std::exchange(h_, nullptr); }
     void reset() noexcept {
         if (h_) (void)Release(std::exchange(h_, nullptr)); // destructors cannot report: see the header
+        ctx_.reset();
     }
 
   private:
+    SharedContext ctx_;
     Handle h_ = nullptr;
 };
 } // namespace detail
 
+class Buffer;
 class Stream;
 class Event;
 class Registration;
 
-/// One backend bound to one device (xfer_open / xfer_close).
+/// One backend bound to one device (xfer_open / xfer_close). Move-only. The objects made from
+/// it (Buffer, Stream, Event, Registration) keep the context open after this object is gone.
 class Context {
   public:
-    /// backend "" (or nullptr) and device -1: from XFER_BACKEND / XFER_DEVICE / XFER_CONFIG.
+    /// Opens `backend` on `device` (xfer_open); backend "" and device -1: from XFER_BACKEND /
+    /// XFER_DEVICE / XFER_CONFIG. Throws Error with xfer_open's status (e.g.
+    /// XFER_ERROR_BACKEND_NOT_FOUND) or xfer_context_get_info's.
     explicit Context(const std::string &backend = "", int device = -1) {
         xfer_context h = nullptr;
         check(xfer_open(backend.empty() ? nullptr : backend.c_str(), device, &h), "xfer_open");
-        h_ = Owner(h);
+        try {
+            handle_ = std::make_shared<detail::ContextHandle>(h);
+        } catch (...) {
+            (void)xfer_close(h);
+            throw;
+        }
         xfer_context_info info{};
-        check(xfer_context_get_info(h, &info), "xfer_context_get_info"); // h_ closes it if this throws
+        check(xfer_context_get_info(h, &info), "xfer_context_get_info"); // handle_ closes it if this throws
         backend_ = info.backend ? info.backend : backend;
         device_ = info.device;
         kind_ = info.device_kind;
         caps_ = info.caps;
     }
+    Context(Context &&) noexcept = default;
+    /// Gives up the share of the context held now (closing it if that was the last), takes o's.
+    Context &operator=(Context &&) noexcept = default;
+    Context(const Context &) = delete;
+    Context &operator=(const Context &) = delete;
 
-    xfer_context get() const noexcept { return h_.get(); }
+    /// The C handle; nullptr once closed or moved from.
+    xfer_context get() const noexcept { return handle_ ? handle_->get() : nullptr; }
     const std::string &backend() const noexcept { return backend_; }
     int device() const noexcept { return device_; }
     xfer_device_kind device_kind() const noexcept { return kind_; }
@@ -228,13 +287,34 @@ class Context {
         return stats;
     }
 
-    /// Closes now (xfer_close), reporting a failure that the destructor would ignore. The
-    /// handle is released either way (the C contract).
-    void close() { check(xfer_close(h_.release()), "xfer_close"); }
+    /// Gives up this object's share of the context; get() is nullptr afterwards. When it was
+    /// the last share (no Buffer, Stream, Event or Registration of the context is left), closes
+    /// the context now (xfer_close) and returns true, throwing Error for a failure that the
+    /// destructor would ignore (XFER_ERROR_BACKEND; the handle is released either way, the C
+    /// contract). Otherwise returns false: the context stays open for those objects and is
+    /// closed when the last of them is destroyed. Throws XFER_ERROR_INVALID_HANDLE when this
+    /// object holds no context (closed before, or moved from).
+    bool close() {
+        if (!handle_)
+            throw Error(XFER_ERROR_INVALID_HANDLE, "xfer::Context::close: XFER_ERROR_INVALID_HANDLE: this object "
+                                                   "holds no context (closed before, or moved from)");
+        detail::SharedContext mine = std::move(handle_);
+        // Another share can only come from an object that holds one already, so a count of 1
+        // cannot grow behind this test; a larger one may shrink meanwhile, and then the last
+        // object to go closes the context, as it would have anyway.
+        if (mine.use_count() > 1) return false;
+        check(xfer_close(mine->release()), "xfer_close");
+        return true;
+    }
 
   private:
-    using Owner = detail::Owner<xfer_context, xfer_close>;
-    Owner h_;
+    friend class Buffer;
+    friend class Stream;
+    friend class Event;
+    friend class Registration;
+    const detail::SharedContext &share() const noexcept { return handle_; }
+
+    detail::SharedContext handle_;
     std::string backend_;
     int device_ = 0;
     xfer_device_kind kind_ = XFER_DEVICE_KIND_HOST;
@@ -243,24 +323,26 @@ class Context {
 
 /// A host range registered with a context (xfer_register), unregistered (xfer_unregister,
 /// which waits for the context's queued work first) by the destructor or unregister().
-/// Move-only; it must not outlive its Context (xfer_close unregisters what is left).
+/// Move-only. It keeps its context open until it is unregistered; the memory itself is the
+/// caller's and must outlive the registration.
 class Registration {
   public:
     Registration() = default;
+    /// xfer_register(ctx, ptr, bytes, flags); throws Error with its status (e.g.
+    /// XFER_ERROR_INVALID_STATE for a range that overlaps one already registered).
     Registration(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags = XFER_REGISTER_DEFAULT) {
         check(xfer_register(ctx.get(), ptr, bytes, flags), "xfer_register");
-        ctx_ = ctx.get();
+        ctx_ = ctx.share();
         ptr_ = ptr;
         bytes_ = bytes;
     }
     ~Registration() { reset(); }
     Registration(Registration &&o) noexcept
-        : ctx_(std::exchange(o.ctx_, nullptr)), ptr_(std::exchange(o.ptr_, nullptr)),
-          bytes_(std::exchange(o.bytes_, 0)) {}
+        : ctx_(std::move(o.ctx_)), ptr_(std::exchange(o.ptr_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
     Registration &operator=(Registration &&o) noexcept {
         if (this != &o) {
             reset();
-            ctx_ = std::exchange(o.ctx_, nullptr);
+            ctx_ = std::move(o.ctx_);
             ptr_ = std::exchange(o.ptr_, nullptr);
             bytes_ = std::exchange(o.bytes_, 0);
         }
@@ -271,26 +353,29 @@ class Registration {
 
     /// Start of the range (the address given to xfer_register); nullptr once unregistered.
     void *ptr() const noexcept { return ptr_; }
+    /// Length of the range in bytes; 0 once unregistered.
     std::size_t bytes() const noexcept { return bytes_; }
     explicit operator bool() const noexcept { return ptr_ != nullptr; }
 
     /// Unregisters now, reporting a failure that the destructor would ignore; the range is
-    /// forgotten either way (the C contract).
+    /// forgotten, and the share of the context let go, either way (the C contract). Does
+    /// nothing when already unregistered.
     void unregister() {
         if (!ptr_) return;
         void *p = std::exchange(ptr_, nullptr);
         bytes_ = 0;
-        check(xfer_unregister(std::exchange(ctx_, nullptr), p), "xfer_unregister");
+        detail::SharedContext ctx = std::move(ctx_); // let go at return, after the call
+        check(xfer_unregister(ctx->get(), p), "xfer_unregister");
     }
 
   private:
     void reset() noexcept {
-        if (ptr_) (void)xfer_unregister(ctx_, ptr_); // destructors cannot report: see the header
-        ctx_ = nullptr;
+        if (ptr_) (void)xfer_unregister(ctx_->get(), ptr_); // destructors cannot report: see the header
         ptr_ = nullptr;
         bytes_ = 0;
+        ctx_.reset(); // after the range: the context may close here
     }
-    xfer_context ctx_ = nullptr;
+    detail::SharedContext ctx_;
     void *ptr_ = nullptr;
     std::size_t bytes_ = 0;
 };
@@ -306,14 +391,30 @@ Registration Context::register_memory(C &container, unsigned flags) const {
     return Registration(*this, const_cast<std::remove_cv_t<T> *>(data), std::size(container) * sizeof(T), flags);
 }
 
-/// An in-order queue of work (xfer_stream_create / xfer_stream_destroy).
+/// An in-order queue of work (xfer_stream_create / xfer_stream_destroy); keeps its context open.
 class Stream {
   public:
+    /// xfer_stream_create; throws Error with its status.
     explicit Stream(const Context &ctx) {
         xfer_stream h = nullptr;
         check(xfer_stream_create(ctx.get(), &h), "xfer_stream_create");
-        h_ = Owner(h);
+        h_ = Owner(ctx.share(), h);
     }
+
+    /// A stream the program owns, wrapped so that xfer's work queues on it in order with the
+    /// program's own (xfer_stream_wrap): on CUDA backends `native` is a cudaStream_t of ctx's
+    /// device (nullptr: the legacy default stream). The native stream must stay alive until the
+    /// returned Stream is destroyed; destroying it waits for the work queued on the native
+    /// stream so far and never destroys that. Throws Error: XFER_ERROR_NOT_SUPPORTED on the
+    /// host backend (it has no native streams), XFER_ERROR_INVALID_STATE (`native` already is a
+    /// stream of this context), XFER_ERROR_INVALID_ARGUMENT (a stream of another device),
+    /// XFER_ERROR_INVALID_HANDLE (ctx closed or moved from), XFER_ERROR_BACKEND.
+    static Stream wrap(const Context &ctx, void *native) {
+        xfer_stream h = nullptr;
+        check(xfer_stream_wrap(ctx.get(), native, &h), "xfer_stream_wrap");
+        return Stream(Owner(ctx.share(), h));
+    }
+
     xfer_stream get() const noexcept { return h_.get(); }
     /// Blocks until all queued work is done (xfer_stream_synchronize).
     void synchronize() const { check(xfer_stream_synchronize(get()), "xfer_stream_synchronize"); }
@@ -325,25 +426,28 @@ class Stream {
     void launch_host_func(xfer_host_fn fn, void *user_data) const {
         check(xfer_stream_launch_host_func(get(), fn, user_data), "xfer_stream_launch_host_func");
     }
-    /// The backend's stream (cudaStream_t on CUDA backends).
+    /// The backend's stream (xfer_stream_native): cudaStream_t on CUDA backends (the wrapped
+    /// one for a wrapped stream), an opaque identifier on host; valid while this object lives.
+    /// Throws Error: XFER_ERROR_INVALID_HANDLE when this object holds no stream (moved from),
+    /// XFER_ERROR_BACKEND when the backend has none (the message says why).
     void *native() const {
-        void *n = xfer_stream_native(get());
-        if (!n) check(XFER_ERROR_INVALID_HANDLE, "xfer_stream_native");
-        return n;
+        return detail::native_or_throw(xfer_stream_native(get()), get() != nullptr, "xfer_stream_native");
     }
 
   private:
     using Owner = detail::Owner<xfer_stream, xfer_stream_destroy>;
+    explicit Stream(Owner h) noexcept : h_(std::move(h)) {}
     Owner h_;
 };
 
-/// A marker in a stream (xfer_event_create / xfer_event_destroy).
+/// A marker in a stream (xfer_event_create / xfer_event_destroy); keeps its context open.
 class Event {
   public:
+    /// xfer_event_create; flags: XFER_EVENT_*. Throws Error with its status.
     explicit Event(const Context &ctx, unsigned flags = XFER_EVENT_DEFAULT) {
         xfer_event h = nullptr;
         check(xfer_event_create(ctx.get(), flags, &h), "xfer_event_create");
-        h_ = Owner(h);
+        h_ = Owner(ctx.share(), h);
     }
     xfer_event get() const noexcept { return h_.get(); }
     void record(const Stream &s) const { check(xfer_event_record(get(), s.get()), "xfer_event_record"); }
@@ -356,29 +460,55 @@ class Event {
         check(xfer_event_elapsed_ms(start.get(), end.get(), &ms), "xfer_event_elapsed_ms");
         return ms;
     }
+    /// The backend's event (xfer_event_native), for the program's own calls: cudaEvent_t on
+    /// CUDA backends (e.g. cudaStreamWaitEvent(app_stream, native, 0)), an opaque identifier on
+    /// host; valid while this object lives. Throws Error: XFER_ERROR_INVALID_HANDLE when this
+    /// object holds no event (moved from), XFER_ERROR_BACKEND when the backend has none (the
+    /// message says why).
+    void *native() const {
+        return detail::native_or_throw(xfer_event_native(get()), get() != nullptr, "xfer_event_native");
+    }
 
   private:
     using Owner = detail::Owner<xfer_event, xfer_event_destroy>;
     Owner h_;
 };
 
-/// One logical array with a host view and a device view (xfer_alloc / xfer_free).
+/// One logical array with a host view and a device view (xfer_alloc / xfer_free); keeps its
+/// context open, so its views stay valid for as long as the Buffer lives.
 class Buffer {
   public:
+    /// xfer_alloc of `bytes` bytes (flags: XFER_ALLOC_*); throws Error with its status (e.g.
+    /// XFER_ERROR_INVALID_SIZE for 0 bytes, XFER_ERROR_OUT_OF_MEMORY).
     Buffer(const Context &ctx, std::size_t bytes, unsigned flags = XFER_ALLOC_DEFAULT) : bytes_(bytes) {
         xfer_buffer h = nullptr;
         check(xfer_alloc(ctx.get(), bytes, flags, &h), "xfer_alloc");
-        h_ = Owner(h);
+        h_ = Owner(ctx.share(), h);
         host_ = xfer_host_ptr(h);
         device_ = xfer_device_ptr(h);
         if (!host_ || !device_)
             throw Error(XFER_ERROR_INTERNAL, describe_failure(XFER_ERROR_INTERNAL, "xfer_host_ptr/xfer_device_ptr"));
     }
+    Buffer(Buffer &&o) noexcept
+        : h_(std::move(o.h_)), bytes_(std::exchange(o.bytes_, 0)), host_(std::exchange(o.host_, nullptr)),
+          device_(std::exchange(o.device_, nullptr)) {}
+    Buffer &operator=(Buffer &&o) noexcept {
+        if (this != &o) {
+            h_ = std::move(o.h_); // frees this buffer first
+            bytes_ = std::exchange(o.bytes_, 0);
+            host_ = std::exchange(o.host_, nullptr);
+            device_ = std::exchange(o.device_, nullptr);
+        }
+        return *this;
+    }
+    Buffer(const Buffer &) = delete;
+    Buffer &operator=(const Buffer &) = delete;
 
     xfer_buffer get() const noexcept { return h_.get(); }
-    /// Size in bytes.
+    /// Size in bytes; 0 once moved from.
     std::size_t bytes() const noexcept { return bytes_; }
-    /// Host view (CPU memory) and device view (for device kernels) as typed pointers.
+    /// Host view (CPU memory) and device view (for device kernels) as typed pointers; valid
+    /// while the buffer lives, nullptr once moved from.
     template <class T = unsigned char>
     T *host() const noexcept {
         return static_cast<T *>(host_);

@@ -192,12 +192,14 @@ extern "C" {
     pub fn xfer_stream_wait_event(s: xfer_stream, e: xfer_event) -> xfer_status;
     pub fn xfer_stream_launch_host_func(s: xfer_stream, f: xfer_host_fn, user_data: *mut c_void) -> xfer_status;
     pub fn xfer_stream_native(s: xfer_stream) -> *mut c_void;
+    pub fn xfer_stream_wrap(ctx: xfer_context, native: *mut c_void, s: *mut xfer_stream) -> xfer_status;
     pub fn xfer_event_create(ctx: xfer_context, flags: c_uint, e: *mut xfer_event) -> xfer_status;
     pub fn xfer_event_destroy(e: xfer_event) -> xfer_status;
     pub fn xfer_event_record(e: xfer_event, s: xfer_stream) -> xfer_status;
     pub fn xfer_event_synchronize(e: xfer_event) -> xfer_status;
     pub fn xfer_event_query(e: xfer_event) -> xfer_status;
     pub fn xfer_event_elapsed_ms(start: xfer_event, end: xfer_event, ms: *mut c_float) -> xfer_status;
+    pub fn xfer_event_native(e: xfer_event) -> *mut c_void;
     pub fn xfer_memcpy_peer_async(dst_ctx: xfer_context, dst: *mut c_void, src_ctx: xfer_context, src: *const c_void, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_copy_peer_async(dst: xfer_buffer, dst_offset: usize, src: xfer_buffer, src_offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_device_can_access_peer(ctx: xfer_context, peer: xfer_context, can_access: *mut c_int) -> xfer_status;
