@@ -17,3 +17,10 @@ with xfer.Context() as ctx, ctx.alloc(1 << 24) as buf, ctx.stream() as s:   # ba
     except xfer.Error as e:                           # status and the library's message
         assert e.status == xfer.Status.OUT_OF_BOUNDS
     print(f"python: {a.size} float32 round-tripped intact on {ctx.backend}")
+
+x = np.arange(1 << 20, dtype=np.float32)              # arrays of any library, one call each:
+d = xfer.to_device(x)                                 # NumPy -> a DeviceView of new device memory
+y = xfer.to_host(d)                                   # and back; CuPy / PyTorch / JAX arrays alike
+xfer.copy_async(y, d).wait()                          # queued; d and y stay alive until it is done
+assert np.array_equal(y, x)
+print(f"python: xfer.copy round-tripped {x.size} float32 on {xfer.default_context().backend}")

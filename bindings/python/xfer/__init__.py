@@ -2,37 +2,64 @@
 """xfer for Python: move data between host and GPU memory through xfer's run-time backends.
 
 A ctypes binding of libxfer (no compiled extension). The raw C API, every function with its
-argtypes/restype, is ``xfer._capi``; this module is the safe layer:
+argtypes/restype, is ``xfer._capi``; this module is the safe layer.
 
-    import numpy as np, xfer
+Arrays of any library, one call each (``xfer.copy`` waits, ``xfer.copy_async`` returns a
+``Transfer`` at once and keeps both objects alive until the copy is done)::
+
+    import numpy as np, torch, xfer
+    a = np.random.rand(1 << 20).astype(np.float32)
+    t = torch.empty(a.shape, dtype=torch.float32, device="cuda")
+    xfer.copy(t, a)                        # NumPy -> PyTorch, on torch's current stream
+    xfer.copy_async(a, t).wait()           # and back; copy_async returns at once
+    d = xfer.to_device(a)                  # or into xfer's own memory: a DeviceView
+    assert (xfer.to_host(d) == a).all()
+
+Endpoints: NumPy arrays, any buffer-protocol object (bytes only as a source), objects with
+``__cuda_array_interface__`` (v2/v3) or DLPack (CuPy, PyTorch, Numba, JAX), xfer ``Buffer``
+(its device view) and ``DeviceView``. Both must be C-contiguous and of the same byte size; CUDA
+memory must be of the context's device; read-only destinations are refused (TypeError /
+ValueError before anything is queued). The context is ``ctx=``, the stream's, an xfer object's,
+or ``xfer.default_context()``. The stream: ``stream=`` (xfer Stream, CuPy or PyTorch stream, an
+int cudaStream_t), else the current stream of CuPy / PyTorch when an array is theirs, else the
+context's ``default_stream``.
+
+Buffers and streams: ``ctx.alloc(n)`` is a Buffer with a host view (``buffer.host_array(dtype,
+shape)``, NumPy, no copy) and a device view (``buffer.device_view(dtype, shape, stream)``:
+``__cuda_array_interface__`` v3 on CUDA backends and DLPack everywhere, so CuPy, PyTorch, Numba
+and JAX use xfer's device memory without a copy)::
+
     with xfer.Context("host") as ctx, ctx.alloc(1 << 20) as buf, ctx.stream() as s:
-        a = buf.host_array(np.float32)          # NumPy view of the host memory, no copy
+        a = buf.host_array(np.float32)
         a[:] = np.random.rand(a.size)
         buf.to_device(s)
         buf.to_host(s)
         s.synchronize()
 
-Failures raise ``xfer.Error`` with ``.status`` (a ``Status``) and the library's message. On
-CUDA backends ``buffer.device_view(dtype, shape, stream)`` exposes the device memory through
-``__cuda_array_interface__`` (v3) and DLPack (``__dlpack__``/``__dlpack_device__``), so CuPy,
-PyTorch and Numba use it without a copy. ``ctx.register(array)`` page-locks memory the program
-owns (a NumPy array, any buffer) for fast copies and returns a ``Registration`` that unregisters
-at the end of a with-block; ``ctx.registration_stats()`` reports the counters. The library is found through XFER_LIBRARY (a path to
-libxfer.so) or the dynamic loader (libxfer.so.1).
+Failures of the library raise ``xfer.Error`` with ``.status`` (a ``Status``) and the library's
+message. ``ctx.register(array)`` page-locks memory the program owns (a NumPy array, any buffer)
+for fast copies and returns a ``Registration`` that unregisters at the end of a with-block;
+``ctx.registration_stats()`` reports the counters. Raw integer addresses go through
+``ctx.memcpy_async`` (the expert path: nothing is checked or kept alive). The library is found
+through XFER_LIBRARY (a path to libxfer.so) or the dynamic loader (libxfer.so.1); when it is not
+found, the first call raises ``xfer.LibraryNotFoundError`` (an OSError) saying how to set them.
 """
+import atexit
+import collections
 import ctypes
 import enum
+import threading
 import weakref
 from ctypes import byref, c_float, c_int, c_size_t, c_void_p
 
 import numpy as np
 
-from . import _capi, _dlpack
-from ._capi import lib
+from . import _capi, _cuda, _dlpack
+from ._capi import LibraryNotFoundError, lib
 
-__all__ = ["Error", "Status", "Direction", "CopyKind", "DeviceKind", "ParamSource", "AllocFlags",
-           "EventFlags", "Caps", "RegisterFlags", "Context", "Buffer", "Stream", "Event", "DeviceView",
-           "Registration", "version",
+__all__ = ["Error", "LibraryNotFoundError", "Status", "Direction", "CopyKind", "DeviceKind", "ParamSource",
+           "AllocFlags", "EventFlags", "Caps", "RegisterFlags", "Context", "Buffer", "Stream", "Event", "DeviceView",
+           "Registration", "Transfer", "copy", "copy_async", "to_device", "to_host", "default_context", "version",
            "backends", "params", "status_string", "last_error"]
 
 
@@ -148,6 +175,7 @@ class _Handle:
 
     _release = None
     _call = ""
+    _h = None
 
     def __init__(self, handle, parent):
         self._h = handle
@@ -183,15 +211,68 @@ class _Handle:
             pass
 
 
+# Foreign streams wrapped per context, least recently used evicted beyond this many (the wrapper
+# keeps the framework's stream object, and so the native stream, alive while it is cached).
+_WRAPPED_STREAMS_MAX = 64
+_EVENT_POOL_MAX = 64
+# The wrapper caches live here, not in their Context: a context that holds wrappers stays
+# reachable until closed (at the latest at exit), so the garbage collector never finalises it
+# together with a framework stream object whose finaliser could destroy the native stream
+# before xfer_close has synchronised it.
+_wrapped_streams = {}  # id(Context) -> OrderedDict(normalised cudaStream_t -> Stream)
+_open_contexts = weakref.WeakSet()
+
+
+def _close_open_contexts():
+    # At exit every context still open is closed while the frameworks are alive: xfer_close
+    # waits for the copies queued on their streams.
+    for ctx in list(_open_contexts):
+        try:
+            ctx.close()
+        except Exception:  # at exit nothing can be reported to the program any more
+            pass
+
+
+atexit.register(_close_open_contexts)
+
+
+def _native_stream(stream):
+    """(cudaStream_t as an int, owner object or None) of a stream of any library: an int
+    (0: the legacy default stream), an object with __cuda_stream__() (CUDA Python, cuda.core),
+    a PyTorch stream (.cuda_stream), a CuPy stream (.ptr), a Numba stream (int(stream)).
+    The owner is the object itself, which keeps a framework's stream alive while xfer holds it.
+    Raises TypeError for anything else."""
+    if isinstance(stream, int) and not isinstance(stream, bool):
+        return int(stream), None
+    proto = getattr(stream, "__cuda_stream__", None)
+    if proto is not None:
+        value = proto() if callable(proto) else proto
+        return int(value[1]), stream
+    for attr in ("cuda_stream", "ptr"):
+        value = getattr(stream, attr, None)
+        if isinstance(value, int):
+            return value, stream
+    try:
+        return int(stream), stream
+    except (TypeError, ValueError):
+        raise TypeError(f"stream: {type(stream).__name__} is not a stream: pass an xfer.Stream, a CuPy or "
+                        "PyTorch stream, an object with __cuda_stream__, or an int cudaStream_t") from None
+
+
 class Context(_Handle):
     """One backend bound to one device (xfer_open). backend None / device -1: from XFER_BACKEND,
-    XFER_DEVICE or the XFER_CONFIG file."""
+    XFER_DEVICE or the XFER_CONFIG file (best available backend, device 0, when neither says).
+    Attributes: backend (name), device (index), device_kind (DeviceKind), caps (Caps).
+    Thread-safe: its methods may be called from several threads; close() must not race them."""
 
     _release = "xfer_close"
     _call = "xfer_open"
 
     def __init__(self, backend=None, device=-1):
         self._children = weakref.WeakSet()
+        self._lock = threading.RLock()
+        self._default_stream = None
+        self._events = []  # free events for copies (XFER_EVENT_DISABLE_TIMING)
         h = _capi.xfer_context()
         _check(lib().xfer_open(backend.encode() if backend else None, int(device), byref(h)), "xfer_open")
         super().__init__(h.value, None)
@@ -201,12 +282,40 @@ class Context(_Handle):
         self.device = info.device
         self.device_kind = DeviceKind(info.device_kind)
         self.caps = Caps(info.caps)
+        _open_contexts.add(self)
+
+    @property
+    def _wrapped(self):
+        w = _wrapped_streams.get(id(self))
+        if w is None:
+            w = _wrapped_streams.setdefault(id(self), collections.OrderedDict())
+        return w
+
+    def __repr__(self):
+        state = "" if self._h else ", closed"
+        return f"<xfer.Context backend={self.backend!r} device={self.device}{state}>"
 
     def close(self):
-        """Synchronises and frees everything the context owns, then closes it (xfer_close)."""
-        for child in list(self._children):
-            child._forget()
-        super().close()
+        """Synchronises and frees everything the context owns, then closes it (xfer_close):
+        streams (wrapped ones too: waits for them, never destroys the native stream), buffers,
+        events. What pending copies kept alive is released after that. Once; later calls do nothing."""
+        if not self._h:
+            return
+        with self._lock:
+            children = list(self._children)
+            for child in children:
+                child._forget()
+            self._default_stream = None
+            wrapped = list(_wrapped_streams.pop(id(self), {}).values())
+            self._events = []
+        try:
+            super().close()
+        finally:
+            # Only now is the queued work done: what it reads and writes may go.
+            for child in children:
+                if isinstance(child, Stream):
+                    child._release_all()
+            del wrapped
 
     def device_info(self):
         """xfer_device_info as a dict."""
@@ -227,13 +336,103 @@ class Context(_Handle):
         """A new Event (xfer_event_create); flags: EventFlags."""
         return Event(self, flags)
 
+    @property
+    def default_stream(self):
+        """The context's own Stream for copies that name no stream and touch no CuPy / PyTorch
+        array (created on first use, closed with the context). Thread-safe."""
+        s = self._default_stream
+        if s is None or not s._h:
+            with self._lock:
+                s = self._default_stream
+                if s is None or not s._h:
+                    s = self._default_stream = Stream(self)
+        return s
+
+    def wrap_stream(self, stream):
+        """The xfer Stream of this context over a stream the application owns (xfer_stream_wrap),
+        so that xfer's copies queue on it in order with the application's kernels.
+
+        stream: a CuPy or PyTorch stream, an object with __cuda_stream__, or an int cudaStream_t
+        (0 or 1: the legacy default stream, 2: the per-thread default stream). One wrapper per
+        native stream and context, cached: the same Stream object comes back each time. The cache
+        keeps a framework stream object alive while it holds it (at most 64 per context, least
+        recently used dropped first: dropping waits for the stream's queued work). An int stream
+        has no owner to keep: keep it alive until the context closes, or call forget_stream before
+        destroying it. Closing the wrapper never destroys the native stream.
+        Passing the native stream of one of this context's own streams returns that Stream.
+        Raises xfer.Error (XFER_ERROR_NOT_SUPPORTED on the host backend, whose streams are worker
+        threads; XFER_ERROR_BACKEND when the stream is not usable on the context's device),
+        TypeError for what is not a stream. Thread-safe."""
+        native, owner = _native_stream(stream)
+        return self._wrap(native, owner)
+
+    def forget_stream(self, stream):
+        """Drops the cached wrapper of a native stream (see wrap_stream): waits for the work queued
+        on it, then destroys the wrapper (never the native stream). Call it before destroying an
+        int stream that xfer wrapped. Nothing happens for a stream that is not wrapped. Thread-safe."""
+        native, _ = _native_stream(stream)
+        with self._lock:
+            s = self._wrapped.pop(1 if native == 0 else native, None)
+        if s is not None:
+            s.close()
+
+    def _wrap(self, native, owner):
+        key = 1 if native == 0 else native  # NULL and cudaStreamLegacy are the same stream
+        evicted = []
+        with self._lock:
+            s = self._wrapped.get(key)
+            if s is not None and s._h:
+                self._wrapped.move_to_end(key)
+                return s
+            for child in list(self._children):
+                if isinstance(child, Stream) and child._h and not child.wrapped and child._native == key:
+                    return child
+            s = Stream._wrap(self, native, owner)
+            self._wrapped[key] = s
+            while len(self._wrapped) > _WRAPPED_STREAMS_MAX:
+                evicted.append(self._wrapped.popitem(last=False)[1])
+        for old in evicted:
+            try:
+                old.close()
+            except Error:  # the native stream failed; its wrapper is gone all the same
+                pass
+        return s
+
+    def _take_event(self):
+        with self._lock:
+            if self._events:
+                return self._events.pop()
+        return Event(self, _capi.XFER_EVENT_DISABLE_TIMING)
+
+    def _give_event(self, event):
+        if event._h and self._h:
+            with self._lock:
+                if len(self._events) < _EVENT_POOL_MAX and self._h:
+                    self._events.append(event)
+                    return
+        event.close()
+
+    def copy(self, dst, src, stream=None):
+        """xfer.copy(dst, src, stream, ctx=self)."""
+        return _copy.copy(dst, src, stream=stream, ctx=self)
+
+    def copy_async(self, dst, src, stream=None):
+        """xfer.copy_async(dst, src, stream, ctx=self)."""
+        return _copy.copy_async(dst, src, stream=stream, ctx=self)
+
     def memcpy_async(self, dst, src, nbytes, kind, stream):
-        """Queues a raw copy of nbytes from address src to address dst (ints) on stream."""
+        """Queues a raw copy of nbytes from address src to address dst (ints) on stream
+        (xfer_memcpy_async); kind: CopyKind.
+
+        The expert path: nothing is checked but what the library checks (overlap, pointer kinds
+        on CUDA backends), nothing is kept alive, and a wrong size reads or writes past an
+        array's end. Prefer xfer.copy / xfer.copy_async for arrays."""
         _check(lib().xfer_memcpy_async(self.handle, int(dst), int(src), _size(nbytes, "xfer_memcpy_async"),
                                        int(kind), stream.handle), "xfer_memcpy_async")
 
     def memcpy_batch_async(self, dsts, srcs, sizes, kind, stream):
-        """Queues len(dsts) raw copies as one batch (xfer_memcpy_batch_async)."""
+        """Queues len(dsts) raw copies as one batch (xfer_memcpy_batch_async); the expert path,
+        as memcpy_async."""
         n = len(dsts)
         if len(srcs) != n or len(sizes) != n:
             raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, "xfer_memcpy_batch_async",
@@ -390,12 +589,20 @@ class Buffer(_Handle):
 
 class DeviceView:
     """A typed view of a buffer's device memory for other array libraries, no copy.
+    Attributes: buffer, dtype, shape, ptr (int), nbytes, stream (an xfer Stream or None).
 
     - ``__cuda_array_interface__`` (version 3; CUDA backends only), with ``stream`` set to the
       native stream given here, so a consumer orders its work after the queued copies.
-    - ``__dlpack__`` / ``__dlpack_device__``: kDLCUDA (kDLCUDAManaged on managed) on CUDA
-      backends, kDLCPU on the host backend (whose device view is host memory). ``__dlpack__``
-      synchronises the view's stream first, so the data is ready on any consumer stream.
+    - ``__dlpack__`` / ``__dlpack_device__``: kDLCUDA with the context's device on every CUDA
+      backend, managed memory included (it is valid device memory, and PyTorch, JAX and others
+      take no kDLCUDAManaged), kDLCPU on the host backend (whose device view is host memory).
+      ``__dlpack__(dl_device=...)`` also exports managed memory as kDLCUDAManaged or kDLCPU, and
+      zero-copy memory as kDLCPU / kDLCUDAHost (its host view), where asked; a DLPack 1.0 capsule
+      ("dltensor_versioned") for max_version >= (1, 0), else "dltensor". With a stream, the
+      consumer's stream waits for this view's stream (an event, no host wait); CPU consumers
+      (no stream) get the data after the view's stream is synchronised.
+    - As an xfer.copy endpoint it stands for the device memory, ordered after its stream.
+    Thread-safe as far as its buffer and stream are.
     """
 
     def __init__(self, buffer, dtype=np.uint8, shape=None, stream=None):
@@ -403,50 +610,140 @@ class DeviceView:
         self.stream = stream
         self.dtype, self.shape = _shape(shape, dtype, buffer.nbytes, "Buffer.device_view")
         self.ptr = buffer.device_ptr
-        self._kind = buffer.context.device_kind
-        self._managed = bool(buffer.context.caps & Caps.MIGRATES)
+        self.nbytes = self.dtype.itemsize * int(np.prod(self.shape, dtype=np.int64))
+        ctx = buffer.context
+        self._kind = ctx.device_kind
+        self._managed = bool(ctx.caps & Caps.MIGRATES)
+        self._mapped = bool(ctx.caps & Caps.NO_COPY) and bool(ctx.caps & Caps.SHARED_VIEW)
+
+    def __repr__(self):
+        return (f"<xfer.DeviceView {self.dtype} {self.shape} of backend {self.buffer.context.backend!r} "
+                f"device {self.buffer.context.device}>")
 
     @property
     def __cuda_array_interface__(self):
         if self._kind != DeviceKind.CUDA:
             raise AttributeError("__cuda_array_interface__: the device view is not CUDA memory on backend "
                                  f"'{self.buffer.context.backend}'")
+        stream = None
+        if self.stream is not None:
+            stream = self.stream.native or 1  # the protocol reserves 0; 1 is the legacy default stream
         return {"shape": self.shape, "typestr": self.dtype.str, "data": (self.ptr, False), "version": 3,
-                "strides": None, "stream": self.stream.native if self.stream is not None else None}
+                "strides": None, "stream": stream}
 
     def __dlpack_device__(self):
         if self._kind != DeviceKind.CUDA:
             return (_dlpack.kDLCPU, 0)
-        return (_dlpack.kDLCUDAManaged if self._managed else _dlpack.kDLCUDA, self.buffer.context.device)
+        return (_dlpack.kDLCUDA, self.buffer.context.device)
+
+    def _export_as(self, dl_device):
+        """(device_type, device_id, address) for a requested DLPack device; BufferError if none."""
+        default = self.__dlpack_device__()
+        if dl_device is None:
+            return default + (self.ptr,)
+        want = (int(dl_device[0]), int(dl_device[1]))
+        ctx = self.buffer.context
+        allowed = {default: self.ptr}
+        if self._kind == DeviceKind.CUDA:
+            if self._managed:  # one pointer, valid on the device and on the host
+                allowed[(_dlpack.kDLCUDAManaged, ctx.device)] = self.ptr
+                allowed[(_dlpack.kDLCPU, 0)] = self.ptr
+            elif self._mapped:  # page-locked host memory mapped for the device
+                allowed[(_dlpack.kDLCPU, 0)] = self.buffer.host_ptr
+                allowed[(_dlpack.kDLCUDAHost, 0)] = self.buffer.host_ptr
+        if want in allowed:
+            return want + (allowed[want],)
+        names = ", ".join(f"({_dlpack.device_name(t)}, {i})" for t, i in allowed)
+        raise BufferError(f"xfer DeviceView of backend '{ctx.backend}' cannot be exported as "
+                          f"({_dlpack.device_name(want[0])}, {want[1]}); it can as {names}")
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
         if copy:
             raise BufferError("xfer DeviceView exports without a copy only (copy=True asked)")
-        if dl_device is not None and tuple(dl_device) != self.__dlpack_device__():
-            raise BufferError(f"xfer DeviceView lives on {self.__dlpack_device__()}, not {tuple(dl_device)}")
-        if self.stream is not None and stream != -1:
+        device_type, device_id, ptr = self._export_as(dl_device)
+        if self.stream is not None:
+            if device_type in (_dlpack.kDLCUDA, _dlpack.kDLCUDAManaged):
+                if stream != -1:  # -1: the consumer asked for no synchronisation
+                    self._order_consumer(1 if stream is None else int(stream))
+            else:
+                self.stream.synchronize()  # a CPU consumer has no stream to order
+        versioned = max_version is not None and int(tuple(max_version)[0]) >= 1
+        return _dlpack.make_capsule(ptr, device_type, device_id, self.dtype, self.shape, self, versioned=versioned)
+
+    def _order_consumer(self, consumer):
+        # The consumer's stream waits for an event on this view's stream (no host wait); where
+        # the driver cannot be reached, the view's stream is synchronised instead.
+        own = self.stream.native
+        if consumer == own or (consumer in (0, 1) and own in (0, 1)):
+            return
+        ctx = self.buffer.context
+        ev = ctx._take_event()
+        try:
+            ev.record(self.stream)
+            _cuda.stream_wait_event(consumer, ev.native, ctx.device)
+        except (RuntimeError, Error):
             self.stream.synchronize()
-        device_type, device_id = self.__dlpack_device__()
-        return _dlpack.make_capsule(self.ptr, device_type, device_id, self.dtype, self.shape, self)
+        finally:
+            ctx._give_event(ev)  # the wait holds the record it was given; the event may be reused
 
 
 class Stream(_Handle):
-    """An in-order queue of work (xfer_stream_create / xfer_stream_destroy)."""
+    """An in-order queue of work (xfer_stream_create / xfer_stream_destroy), or a wrapper over a
+    stream the application owns (Context.wrap_stream; ``wrapped`` is True, ``owner`` the
+    framework's stream object). Attributes: context, native (the cudaStream_t as an int).
+
+    Copies queued by xfer.copy_async keep their objects alive through the stream: synchronize(),
+    a query() that finds the stream idle, close(), a Transfer found done, and every later copy on
+    the stream (which finds the finished ones first) release them.
+    Thread-safe: copies from several threads queue in one order, and releases follow it."""
 
     _release = "xfer_stream_destroy"
     _call = "xfer_stream_create"
 
-    def __init__(self, ctx):
+    def __init__(self, ctx, _native=None, _owner=None):
         h = _capi.xfer_stream()
-        _check(lib().xfer_stream_create(ctx.handle, byref(h)), "xfer_stream_create")
+        if _native is None:
+            _check(lib().xfer_stream_create(ctx.handle, byref(h)), "xfer_stream_create")
+        else:
+            _check(lib().xfer_stream_wrap(ctx.handle, _native or None, byref(h)), "xfer_stream_wrap")
         super().__init__(h.value, ctx)
+        self.context = ctx
+        self.wrapped = _native is not None
+        self.owner = _owner  # a framework's stream object: alive while this wrapper is
+        self._native = lib().xfer_stream_native(self._h) or 0
+        self._pending = collections.deque()  # Transfers, in stream order
+        self._plock = threading.Lock()
+
+    @classmethod
+    def _wrap(cls, ctx, native, owner):
+        return cls(ctx, _native=native, _owner=owner)
+
+    def __repr__(self):
+        kind = "wrapped " if self.wrapped else ""
+        return f"<xfer.Stream {kind}native=0x{self._native:x} of {self.context!r}>"
+
+    def close(self):
+        """Waits for the queued work and destroys the stream (xfer_stream_destroy); a wrapper's
+        native stream stays. Releases what pending copies kept alive. Once."""
+        try:
+            super().close()
+        finally:
+            self._release_all()
 
     def synchronize(self):
+        """Blocks until the work queued so far is done (xfer_stream_synchronize); releases what
+        the copies queued before it kept alive."""
+        n = len(self._pending)
         _check(lib().xfer_stream_synchronize(self.handle), "xfer_stream_synchronize")
+        self._release_first(n)
 
     def query(self):
         """True when all queued work is done; never blocks."""
-        return _ready(lib().xfer_stream_query(self.handle), "xfer_stream_query")
+        n = len(self._pending)
+        done = _ready(lib().xfer_stream_query(self.handle), "xfer_stream_query")
+        if done:
+            self._release_first(n)
+        return done
 
     def wait(self, event):
         """Later work on this stream waits for event (xfer_stream_wait_event)."""
@@ -467,6 +764,38 @@ class Stream(_Handle):
             _check(_capi.XFER_ERROR_INVALID_HANDLE, "xfer_stream_native")
         return n
 
+    @property
+    def pending(self):
+        """How many queued copies still hold their objects (not yet known to be done)."""
+        return len(self._pending)
+
+    # ---- what queued copies keep alive (see xfer.Transfer)
+    def _release_first(self, n):
+        released = []
+        with self._plock:
+            for _ in range(min(n, len(self._pending))):
+                released.append(self._pending.popleft()._finish())
+        del released  # the objects go here, outside the lock: their finalisers may call xfer
+
+    def _release_all(self):
+        self._release_first(len(self._pending))
+
+    def _release_through(self, transfer):
+        released = []
+        with self._plock:
+            if transfer in self._pending:
+                while self._pending:
+                    t = self._pending.popleft()
+                    released.append(t._finish())
+                    if t is transfer:
+                        break
+        del released
+
+    def _prune_locked(self, released):
+        # Copies queued earlier that have finished (in stream order: stop at the first that has not).
+        while self._pending and self._pending[0]._event_done():
+            released.append(self._pending.popleft()._finish())
+
 
 class Event(_Handle):
     """A marker in a stream (xfer_event_create / xfer_event_destroy)."""
@@ -478,6 +807,7 @@ class Event(_Handle):
         h = _capi.xfer_event()
         _check(lib().xfer_event_create(ctx.handle, int(flags), byref(h)), "xfer_event_create")
         super().__init__(h.value, ctx)
+        self.context = ctx
 
     def record(self, stream):
         _check(lib().xfer_event_record(self.handle, stream.handle), "xfer_event_record")
@@ -489,9 +819,22 @@ class Event(_Handle):
         """True when the event has completed (or was never recorded); never blocks."""
         return _ready(lib().xfer_event_query(self.handle), "xfer_event_query")
 
+    @property
+    def native(self):
+        """The backend's event as an int (a cudaEvent_t on CUDA backends, e.g. for
+        cudaStreamWaitEvent on an application stream)."""
+        n = lib().xfer_event_native(self.handle)
+        if not n:
+            _check(_capi.XFER_ERROR_INVALID_HANDLE, "xfer_event_native")
+        return n
+
     @staticmethod
     def elapsed_ms(start, end):
         """Milliseconds between two completed events (xfer_event_elapsed_ms)."""
         ms = c_float()
         _check(lib().xfer_event_elapsed_ms(start.handle, end.handle, byref(ms)), "xfer_event_elapsed_ms")
         return ms.value
+
+
+from . import _copy  # noqa: E402  (it uses the classes above)
+from ._copy import Transfer, copy, copy_async, default_context, to_device, to_host  # noqa: E402

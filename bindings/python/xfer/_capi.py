@@ -3,10 +3,11 @@
 
 Every function has its argtypes and restype, so ctypes converts sizes as 64-bit size_t and
 pointers as full-width void*: nothing is truncated to int. To bind a new xfer.h function, add
-one line to FUNCTIONS (tools/check_bindings.py fails CI until you do).
+one line to FUNCTIONS (bindings/check_coverage.py fails CI until you do).
 """
 import ctypes
 import os
+import threading
 from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint64, c_void_p
 
 # --------------------------------------------------------------------------- constants
@@ -146,12 +147,14 @@ FUNCTIONS = {
     "xfer_stream_wait_event": (xfer_status, [xfer_stream, xfer_event]),
     "xfer_stream_launch_host_func": (xfer_status, [xfer_stream, xfer_host_fn, c_void_p]),
     "xfer_stream_native": (c_void_p, [xfer_stream]),
+    "xfer_stream_wrap": (xfer_status, [xfer_context, c_void_p, P(xfer_stream)]),
     "xfer_event_create": (xfer_status, [xfer_context, c_uint, P(xfer_event)]),
     "xfer_event_destroy": (xfer_status, [xfer_event]),
     "xfer_event_record": (xfer_status, [xfer_event, xfer_stream]),
     "xfer_event_synchronize": (xfer_status, [xfer_event]),
     "xfer_event_query": (xfer_status, [xfer_event]),
     "xfer_event_elapsed_ms": (xfer_status, [xfer_event, xfer_event, P(c_float)]),
+    "xfer_event_native": (c_void_p, [xfer_event]),
     "xfer_memcpy_peer_async": (xfer_status, [xfer_context, c_void_p, xfer_context, c_void_p, c_size_t, xfer_stream]),
     "xfer_copy_peer_async": (xfer_status, [xfer_buffer, c_size_t, xfer_buffer, c_size_t, c_size_t, xfer_stream]),
     "xfer_device_can_access_peer": (xfer_status, [xfer_context, xfer_context, P(c_int)]),
@@ -159,6 +162,19 @@ FUNCTIONS = {
 
 # --------------------------------------------------------------------------- loading
 _lib = None
+_lib_lock = threading.Lock()
+
+_HOW_TO_FIND = (
+    "Set XFER_LIBRARY to the path of libxfer.so, e.g. `export XFER_LIBRARY=/opt/xfer/lib/libxfer.so` "
+    "(an installed prefix) or `export XFER_LIBRARY=$PWD/build/lib/libxfer.so` (a build tree), or put "
+    "its folder on the loader's path: `export LD_LIBRARY_PATH=/opt/xfer/lib:$LD_LIBRARY_PATH`.")
+
+
+class LibraryNotFoundError(OSError):
+    """libxfer could not be loaded, or the library found lacks functions this binding declares
+    (it is older than the binding). The message says which file was tried, why it failed and how
+    to point the binding at the right one (XFER_LIBRARY, LD_LIBRARY_PATH). An OSError, as
+    ctypes raises for a missing library: code that catches OSError keeps working."""
 
 
 def library_path():
@@ -168,13 +184,28 @@ def library_path():
 
 
 def lib():
-    """The loaded libxfer with every FUNCTIONS entry declared; loaded on first use."""
+    """The loaded libxfer with every FUNCTIONS entry declared; loaded on first use (thread-safe).
+    Raises LibraryNotFoundError when it cannot be loaded or lacks one of FUNCTIONS."""
     global _lib
-    if _lib is None:
-        handle = ctypes.CDLL(library_path())
-        for name, (restype, argtypes) in FUNCTIONS.items():
-            fn = getattr(handle, name)
-            fn.restype = restype
-            fn.argtypes = argtypes
-        _lib = handle
+    if _lib is not None:
+        return _lib
+    with _lib_lock:
+        if _lib is None:
+            path = library_path()
+            where = (f"XFER_LIBRARY={path}" if os.environ.get("XFER_LIBRARY")
+                     else f"{path} through the dynamic loader (XFER_LIBRARY is not set)")
+            try:
+                handle = ctypes.CDLL(path)
+            except OSError as e:
+                raise LibraryNotFoundError(f"libxfer could not be loaded from {where}: {e}. {_HOW_TO_FIND}") from e
+            missing = [name for name in FUNCTIONS if not hasattr(handle, name)]
+            if missing:
+                raise LibraryNotFoundError(
+                    f"the libxfer loaded from {where} lacks {', '.join(missing)}: it is older than this "
+                    f"Python binding. {_HOW_TO_FIND}")
+            for name, (restype, argtypes) in FUNCTIONS.items():
+                fn = getattr(handle, name)
+                fn.restype = restype
+                fn.argtypes = argtypes
+            _lib = handle
     return _lib

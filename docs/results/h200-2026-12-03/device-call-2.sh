@@ -23,10 +23,10 @@ import json
 for t in json.load(open('$O/bench-overhead.json'))['bench']['targets']:
     print(f\"{t['target']:24s} {t.get('verdict',''):6s} over={t['ratio']['median']:+.3f} us\")"
 step python-gpu
-timeout 150 bash bindings/python/tests/run_gpu.sh "$B" > "$O/python-gpu.txt" 2>&1; echo "python gpu exit=$?"
+timeout 90 bash bindings/python/tests/run_gpu.sh "$B" > "$O/python-gpu.txt" 2>&1; echo "python gpu exit=$?"
 grep -E "FAIL|PASS|SKIP" "$O/python-gpu.txt" | head -40
 step python-bench
-XFER_LIBRARY=$B/lib/libxfer.so timeout 170 /opt/torch/.venv/bin/python bindings/python/examples/bench_frameworks.py "$O/bench-frameworks.json" --repeats 5 > "$O/bench-frameworks.txt" 2>&1
+XFER_LIBRARY=$B/lib/libxfer.so timeout 140 /opt/torch/.venv/bin/python bindings/python/examples/bench_frameworks.py "$O/bench-frameworks.json" --repeats 5 > "$O/bench-frameworks.txt" 2>&1
 echo "python bench exit=$?"; cat "$O/bench-frameworks.txt" | tail -30
 step end
 cd "$OUT" && tar czf r.tgz r && rm -rf r
