@@ -14,6 +14,7 @@ packages=(
   gnuplot-nox                                 # xfer-tool plot
   python3 python3-jsonschema                  # schema check of xfer-tool's JSON in the tests
   python3-numpy python3-pytest                # the Python binding and its tests
+  python3-venv python3-pip                    # its offline `pip install` test
   gfortran                                    # the Fortran module and its test
   clang libclang-rt-14-dev                    # libFuzzer targets (fuzz preset, scripts/fuzz-ci.sh)
   clang-format-14                             # the format check (scripts/check-format.sh)
