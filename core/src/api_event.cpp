@@ -145,14 +145,8 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
 
 XFER_API void *xfer_event_native(xfer_event e) {
     constexpr const char *fn = "xfer_event_native";
-    return guard_value<void *>(fn, nullptr, [&]() -> void * {
-        InUse<Event> use(e, fn, "e");
-        Context &c = use.ctx;
-        if (c.table().event_native == nullptr) raise_not_supported(c, fn);
-        void *native = c.table().event_native(c.native, use.object->native);
-        if (native == nullptr) raise(XFER_ERROR_BACKEND, fn, ": backend '", c.name(), "' returned no native event");
-        return native;
-    });
+    return guard_value<void *>(
+        fn, nullptr, [&] { return native_of_object<Event, &xfer_backend_table::event_native>(e, fn, "e", "event"); });
 }
 
 } // extern "C"

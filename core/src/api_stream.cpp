@@ -160,13 +160,8 @@ XFER_API xfer_status xfer_stream_launch_host_func(xfer_stream s, xfer_host_fn ho
 
 XFER_API void *xfer_stream_native(xfer_stream s) {
     constexpr const char *fn = "xfer_stream_native";
-    return guard_value<void *>(fn, nullptr, [&]() -> void * {
-        InUse<Stream> use(s, fn, "s");
-        Context &c = use.ctx;
-        if (c.table().stream_native == nullptr) raise_not_supported(c, fn);
-        void *native = c.table().stream_native(c.native, use.object->native);
-        if (native == nullptr) raise(XFER_ERROR_BACKEND, fn, ": backend '", c.name(), "' returned no native stream");
-        return native;
+    return guard_value<void *>(fn, nullptr, [&] {
+        return native_of_object<Stream, &xfer_backend_table::stream_native>(s, fn, "s", "stream");
     });
 }
 

@@ -366,6 +366,20 @@ xfer_status call_on_object(const void *handle, const char *function, const char 
     return st == XFER_ERROR_NOT_READY ? fail(st, not_ready) : st;
 }
 
+// xfer_{stream,event}_native: the backend entry `Entry` (ctx, native object) on the object
+// behind `handle`; throws NOT_SUPPORTED when the backend leaves it NULL, XFER_ERROR_BACKEND
+// when it answers NULL (`what`: "stream", "event"). For guard_value, which turns a throw into NULL.
+template <class T, auto Entry>
+void *native_of_object(const void *handle, const char *function, const char *arg, const char *what) {
+    InUse<T> use(handle, function, arg);
+    const xfer_backend_table &t = use.ctx.table();
+    if (t.*Entry == nullptr) raise_not_supported(use.ctx, function);
+    void *native = (t.*Entry)(use.ctx.native, use.object->native);
+    if (native == nullptr)
+        raise(XFER_ERROR_BACKEND, function, ": backend '", use.ctx.name(), "' returned no native ", what);
+    return native;
+}
+
 // ---------------------------------------------------------------------------------------
 // The life of an object, in one place: every create entry (xfer_open, xfer_alloc,
 // xfer_stream_create, xfer_event_create) and every release (xfer_free, xfer_*_destroy,
