@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <string>
 
@@ -53,8 +54,11 @@ TEST_F(PluginTrust, CheckVerdictHoldsWhenTheApplicationIgnoresSigchld) {
     expect_verdicts_hold();
 }
 
+// As a daemon's handler does: every child reaped, errno as the interrupted code left it.
 void reap_every_child(int) {
+    const int saved = errno;
     while (::waitpid(-1, nullptr, WNOHANG) > 0) {}
+    errno = saved;
 }
 
 TEST_F(PluginTrust, CheckVerdictHoldsWhenTheApplicationReapsItsChildren) {
