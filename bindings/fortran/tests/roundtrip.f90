@@ -9,6 +9,7 @@
 program roundtrip
   use, intrinsic :: iso_c_binding
   use xfer
+  use xfer_test_checks
   implicit none
   type(c_ptr) :: ctx, buf, dbuf, s, freed, wrapped, ev, ev2
   real(c_float), pointer :: a(:, :), a_dev(:, :)
@@ -19,7 +20,7 @@ program roundtrip
   real(c_double), pointer :: bad(:)
   integer(c_int) :: st, major, minor, patch
   integer(c_size_t) :: bytes
-  integer :: i, j, failures
+  integer :: i, j
   type(xfer_context_info) :: info
   type(xfer_registration_stats) :: rs
   real(c_double), allocatable, target :: reg3(:, :, :)
@@ -27,7 +28,6 @@ program roundtrip
   integer(c_int8_t), allocatable, target :: empty(:)
   character(len=:), allocatable :: msg
 
-  failures = 0
   call ok(xfer_get_version(major, minor, patch), "xfer_get_version")
   call expect(major == XFER_VERSION_MAJOR, "library major version matches the module")
   call ok(xfer_open_name("host", 0_c_int, ctx), "xfer_open")
@@ -196,29 +196,5 @@ program roundtrip
   call ok(xfer_free(dbuf), "xfer_free")
   call ok(xfer_stream_destroy(s), "xfer_stream_destroy")
   call ok(xfer_close(ctx), "xfer_close")
-  if (failures /= 0) then
-    print *, "FAIL:", failures, "checks failed"
-    error stop 1
-  end if
-  print "(a)", "PASS: Fortran round trip of real(c_float) and real(c_double) arrays on host"
-
-contains
-
-  subroutine ok(status, what)
-    integer(c_int), intent(in) :: status
-    character(len=*), intent(in) :: what
-    if (status /= XFER_SUCCESS) then
-      print "(a)", what // ": " // xfer_status_name(status) // ": " // xfer_error_message()
-      error stop 1
-    end if
-  end subroutine
-
-  subroutine expect(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (.not. cond) then
-      print "(a)", "check failed: " // what
-      failures = failures + 1
-    end if
-  end subroutine
+  call finish("PASS: Fortran round trip of real(c_float) and real(c_double) arrays on host")
 end program

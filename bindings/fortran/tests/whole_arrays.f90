@@ -14,6 +14,7 @@
 program whole_arrays
   use, intrinsic :: iso_c_binding
   use xfer
+  use xfer_test_checks
   implicit none
   type(c_ptr) :: ctx, ctx2, s, s2, big, small, gone, dptr
   real(c_double), allocatable, target :: d1(:), d2(:, :), d3(:, :, :)
@@ -29,10 +30,9 @@ program whole_arrays
   complex(c_double_complex), allocatable :: z2(:, :), z2_back(:, :)
   integer(c_int8_t), pointer :: small_dev(:)
   integer(c_int) :: st
-  integer :: i, j, k, failures
+  integer :: i, j, k
   character(len=:), allocatable :: msg
 
-  failures = 0
   call ok(xfer_open_name("host", 0_c_int, ctx), "xfer_open")
   call ok(xfer_stream_create(ctx, s), "xfer_stream_create")
   call ok(xfer_alloc(ctx, 1048576_c_size_t, XFER_ALLOC_DEFAULT, big), "xfer_alloc 1 MiB")
@@ -244,31 +244,9 @@ program whole_arrays
 
   call ok(xfer_close(ctx2), "xfer_close second context")
   call ok(xfer_close(ctx), "xfer_close")
-  if (failures /= 0) then
-    print *, "FAIL:", failures, "checks failed"
-    error stop 1
-  end if
-  print "(a)", "PASS: Fortran whole arrays: ranks 0-3, eight kinds, buffers and raw pointers, refusals and messages"
+  call finish("PASS: Fortran whole arrays: ranks 0-3, eight kinds, buffers and raw pointers, refusals and messages")
 
 contains
-
-  subroutine ok(status, what)
-    integer(c_int), intent(in) :: status
-    character(len=*), intent(in) :: what
-    if (status /= XFER_SUCCESS) then
-      print "(a)", what // ": " // xfer_status_name(status) // ": " // xfer_error_message()
-      error stop 1
-    end if
-  end subroutine
-
-  subroutine expect(cond, what)
-    logical, intent(in) :: cond
-    character(len=*), intent(in) :: what
-    if (.not. cond) then
-      print "(a)", "check failed: " // what
-      failures = failures + 1
-    end if
-  end subroutine
 
   ! The address `offset` bytes into buffer b's device view.
   type(c_ptr) function device_at(b, offset) result(p)
