@@ -4,6 +4,7 @@
 // exception into a status through guarded().
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -15,12 +16,19 @@
 #include "host_stream.hpp"
 #include <xfer/xfer_backend.h>
 #include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/paths.hpp>
 #include <xfer_plugin/table.hpp>
 
 namespace xfer::host {
 namespace {
 
 using plugin::guarded;
+
+// Every copy of this backend is a memcpy on a stream's worker thread (the emulated device lives
+// in host memory): one path for every piece, reported before the copy is queued.
+xfer_status take_memcpy(std::uint64_t copies, std::uint64_t bytes, std::uint64_t largest) {
+    return plugin::take_path(XFER_PATH_HOST_MEMCPY, XFER_REASON_MEMORY, copies, bytes, largest);
+}
 
 HostContext *as_context(void *p) { return static_cast<HostContext *>(p); }
 HostBuffer *as_buffer(void *p) { return static_cast<HostBuffer *>(p); }
@@ -84,6 +92,7 @@ xfer_status buffer_free(void * /*ctx*/, void *buf) {
 xfer_status buffer_copy_async(void * /*ctx*/, void *buf, xfer_direction dir, size_t offset, size_t bytes,
                               void *stream) {
     return guarded("host buffer_copy_async", [&] {
+        if (xfer_status st = take_memcpy(1, bytes, bytes)) return st;
         std::shared_ptr<HostStorage> storage = as_buffer(buf)->storage;
         as_stream(stream)->enqueue([storage, dir, offset, bytes] {
             unsigned char *host = storage->host_view() + offset;
@@ -118,6 +127,7 @@ void hold_views(const LiveViews &views, const void *dst, const void *src, Holds 
 
 xfer_status memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind /*kind*/, void *stream) {
     return guarded("host memcpy_async", [&] {
+        if (xfer_status st = take_memcpy(1, bytes, bytes)) return st;
         Holds holds;
         hold_views(*as_context(ctx)->views, dst, src, &holds);
         as_stream(stream)->enqueue([dst, src, bytes, holds = std::move(holds)] { std::memcpy(dst, src, bytes); });
@@ -137,10 +147,14 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
         std::vector<Copy> copies;
         Holds holds;
         copies.reserve(count);
+        std::uint64_t total = 0, largest = 0;
         for (size_t i = 0; i < count; ++i) {
             copies.push_back(Copy{dsts[i], srcs[i], sizes[i]});
             hold_views(*as_context(ctx)->views, dsts[i], srcs[i], &holds);
+            total += sizes[i];
+            largest = std::max<std::uint64_t>(largest, sizes[i]);
         }
+        if (xfer_status st = take_memcpy(count, total, largest)) return st;
         // Many small copies of a batch usually touch a few buffers: one hold each is enough.
         std::sort(holds.begin(), holds.end());
         holds.erase(std::unique(holds.begin(), holds.end()), holds.end());
@@ -167,6 +181,7 @@ xfer_status device_can_access_peer(void * /*ctx*/, void * /*peer*/, int *can_acc
 xfer_status memcpy_peer_async(void *dst_ctx, void *dst, void *src_ctx, const void *src, size_t bytes,
                               void * /*stream_ctx*/, void *stream) {
     return guarded("host memcpy_peer_async", [&] {
+        if (xfer_status st = take_memcpy(1, bytes, bytes)) return st;
         // As memcpy_async: a buffer view of either device stays alive until the copy has run.
         Holds holds;
         hold_view(*as_context(dst_ctx)->views, dst, &holds);
@@ -180,6 +195,7 @@ xfer_status buffer_copy_peer_async(void * /*dst_ctx*/, void *dst_buf, size_t dst
                                    void *src_buf, size_t src_offset, size_t bytes, void * /*stream_ctx*/,
                                    void *stream) {
     return guarded("host buffer_copy_peer_async", [&] {
+        if (xfer_status st = take_memcpy(1, bytes, bytes)) return st;
         // The task holds both storages: xfer_free of either buffer is deferred until it has run.
         std::shared_ptr<HostStorage> to = as_buffer(dst_buf)->storage;
         std::shared_ptr<HostStorage> from = as_buffer(src_buf)->storage;

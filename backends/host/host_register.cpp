@@ -5,10 +5,12 @@
 #include <iterator>
 
 #include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::host {
 
 xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
+    const plugin::HostTimer timer;
     const auto start = reinterpret_cast<std::uintptr_t>(ptr);
     std::lock_guard<std::mutex> lock(mutex_);
     // The first range starting at or after `start`, and the one before it, are the only ones
@@ -23,6 +25,7 @@ xfer_status HostRegistry::add(void *ptr, std::size_t bytes) {
     }
     ranges_.emplace(start, bytes);
     bytes_ += bytes;
+    plugin::note_registration(false, bytes, timer.ns()); // nothing to lock: the bookkeeping is all
     return XFER_SUCCESS;
 }
 
@@ -39,13 +42,16 @@ xfer_status HostRegistry::check_start(void *ptr) {
 }
 
 xfer_status HostRegistry::remove(void *ptr) {
+    const plugin::HostTimer timer;
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = ranges_.find(reinterpret_cast<std::uintptr_t>(ptr));
     if (it == ranges_.end()) {
         return not_registered();
     }
-    bytes_ -= it->second;
+    const std::size_t bytes = it->second;
+    bytes_ -= bytes;
     ranges_.erase(it);
+    plugin::note_registration(true, bytes, timer.ns());
     return XFER_SUCCESS;
 }
 

@@ -4,6 +4,7 @@
 #include "managed_advice.hpp"
 #include "managed_context.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda::managed {
 namespace {
@@ -51,6 +52,13 @@ xfer_status prefetch(const Context &c, const Buffer &b, xfer_direction dir, std:
         return st;
     }
     char *range = static_cast<char *>(b.host) + offset;
+    // A prefetch migrates the pages; to the host the to_host parameter may choose a slot instead.
+    const ToHost method = static_cast<const ManagedContext &>(c).mover->method();
+    const bool staged = dir == XFER_TO_HOST && c.caps.concurrent_managed_access && method != ToHost::prefetch;
+    if (auto st = plugin::take_path(staged ? XFER_PATH_MANAGED_STAGED : XFER_PATH_MANAGED_MIGRATE,
+                                    dir == XFER_TO_HOST ? XFER_REASON_CONFIGURED : XFER_REASON_MEMORY, bytes)) {
+        return st;
+    }
     if (!c.caps.concurrent_managed_access) {
         // Without concurrentManagedAccess (Windows/WSL, pre-Pascal GPUs, some Jetsons) the
         // driver cannot prefetch: it moves all managed memory to the device at each kernel

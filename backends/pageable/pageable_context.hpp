@@ -16,6 +16,10 @@ struct PageableContext : Context {
     std::unique_ptr<StagingEngine> engine; // nullptr when staging is off
 
     HostCopyHook *host_copy_hook() const noexcept override { return engine.get(); }
+    // Reached only without an engine (staging = off): the parameter chose the driver.
+    xfer_path_reason direct_pageable_reason(std::size_t /*bytes*/) const noexcept override {
+        return XFER_REASON_CONFIGURED;
+    }
     xfer_status close() noexcept override { return engine ? engine->close() : XFER_SUCCESS; }
 };
 

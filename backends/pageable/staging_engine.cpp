@@ -125,10 +125,19 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     if (dir == XFER_TO_HOST && !*taken) {
         host_writes_.end(stream); // nothing queued; the caller copies the direct way (or fails)
     }
+    if (st == XFER_ERROR_SLOW_PATH) {
+        return st; // the core's refusal, its message already set
+    }
     if (st != XFER_SUCCESS) {
         return fail(st, "%s", why.c_str());
     }
     return XFER_SUCCESS;
+}
+
+xfer_path_reason StagingEngine::declined_reason(std::size_t bytes, xfer_direction dir) const noexcept {
+    const std::size_t staged_min = dir == XFER_TO_DEVICE ? config_.staged_min_bytes : config_.staged_min_bytes_to_host;
+    // Above the crossover the engine declined only when it had no room or could not start.
+    return bytes < staged_min ? XFER_REASON_BELOW_CROSSOVER : XFER_REASON_NO_FASTER_PATH;
 }
 
 xfer_status StagingEngine::take_stream_error(cudaStream_t stream) noexcept {

@@ -46,6 +46,7 @@ class StagingEngine final : public HostCopyHook {
 
     xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
                      bool *taken) noexcept override;
+    xfer_path_reason declined_reason(std::size_t bytes, xfer_direction dir) const noexcept override;
     xfer_status take_stream_error(cudaStream_t stream) noexcept override;
     void abandon(cudaStream_t stream) noexcept override;
     void stream_destroyed(cudaStream_t stream) noexcept override;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <new>
 
+#include <xfer_plugin/paths.hpp>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #endif
@@ -279,6 +281,14 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
                 break; // one slot: slower, but staged
             }
             finished_.wait_until(lock, deadline);
+        }
+        // The path is taken once the copy is sure to be staged, before anything is published or
+        // queued: a refusal gives the slots back (staged paths are never slow, but the policy
+        // is the core's to decide).
+        if (xfer_status st = plugin::take_path(wait_host ? XFER_PATH_STAGED_SYNC : XFER_PATH_STAGED,
+                                               wait_host ? XFER_REASON_CONFIGURED : XFER_REASON_MEMORY, bytes)) {
+            release_locked(*job);
+            return st;
         }
         const std::size_t g0 = job->slots.front().granule;
         job->ready = words_[kWordsPerGranule * g0 + 2];

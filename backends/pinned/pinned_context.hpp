@@ -20,6 +20,10 @@ struct PinnedContext : Context {
     void forget_cached_registrations(const void *ptr, std::size_t bytes) const noexcept override;
     bool drop_stale_registrations(const void *ptr, std::size_t bytes, bool prove_pages) const noexcept override;
     void cache_stats(xfer_registration_stats *out) const noexcept override;
+    xfer_path_reason direct_pageable_reason(std::size_t bytes) const noexcept override {
+        if (!cache) return XFER_REASON_CONFIGURED;
+        return cache_may_take(bytes) ? RegistrationCache::last_decline() : XFER_REASON_BELOW_CROSSOVER;
+    }
     xfer_status close() noexcept override;
 };
 

@@ -5,6 +5,7 @@
 
 #include "page_frames.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda::pinned {
 namespace {
@@ -17,7 +18,17 @@ bool holds_its_pages(const CachedRange &r, std::uintptr_t lo, std::uintptr_t hi)
     return same_page_frames(lo, (hi - lo) / kPageBytes, r.frames.data() + (lo - r.start) / kPageBytes);
 }
 
+// Why this thread's last copy offered to a cache was left to the driver (see last_decline).
+thread_local xfer_path_reason t_decline = XFER_REASON_NO_FASTER_PATH;
+
+xfer_status decline(xfer_path_reason why) noexcept {
+    t_decline = why;
+    return XFER_SUCCESS;
+}
+
 } // namespace
+
+xfer_path_reason RegistrationCache::last_decline() noexcept { return t_decline; }
 
 RegistrationCache::~RegistrationCache() { (void)forget(nullptr, 0); }
 
@@ -28,7 +39,9 @@ xfer_status RegistrationCache::evict_locked(std::uintptr_t start) noexcept {
     CachedRange r = lru_.take(start);
     ranges_.store(lru_.size(), std::memory_order_relaxed);
     ++evictions_;
+    const plugin::HostTimer timer;
     const cudaError_t err = cudaHostUnregister(reinterpret_cast<void *>(r.start));
+    plugin::note_registration(true, r.bytes, timer.ns());
     if (err == cudaErrorHostMemoryNotRegistered || err == cudaErrorInvalidValue) {
         // The application freed the range (which it may do at any time: it never handed it to
         // us): the driver may have dropped the registration with the mapping.
@@ -66,8 +79,11 @@ bool RegistrationCache::drop_stale(const void *ptr, std::size_t bytes, bool prov
 xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t bytes, xfer_direction dir, bool host_pinned,
                                     bool pages_proven, cudaStream_t s, bool *taken) noexcept {
     *taken = false;
-    if (lru_.limit() == 0 || bytes < min_bytes_) {
-        return XFER_SUCCESS;
+    if (lru_.limit() == 0) {
+        return decline(XFER_REASON_CONFIGURED);
+    }
+    if (bytes < min_bytes_) {
+        return decline(XFER_REASON_BELOW_CROSSOVER);
     }
     const auto host = reinterpret_cast<std::uintptr_t>(dir == XFER_TO_DEVICE ? src : dst);
     const std::uintptr_t lo = page_down(host);
@@ -86,6 +102,10 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
             r = nullptr;
         }
         if (r != nullptr) {
+            if (auto st = plugin::take_path(XFER_PATH_CACHED_REGISTRATION, XFER_REASON_CACHE_HIT, bytes)) {
+                *taken = true; // refused: nothing queued, the caller returns the refusal
+                return st;
+            }
             ++hits_;
             lru_.touch(*r);
             *taken = true;
@@ -115,7 +135,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         }
         ++misses_;
         if (!page_frames_readable()) {
-            return XFER_SUCCESS;
+            return decline(XFER_REASON_REGISTRATION_FAILED); // the cache cannot prove its pages
         }
         // No cached range contains the copy; one that overlaps it (registered by another thread
         // since the caller's drop_stale) goes: the copy would straddle it, and the driver
@@ -127,8 +147,9 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         }
         ranges_.store(lru_.size(), std::memory_order_relaxed);
         if (hi - lo > lru_.limit()) {
-            return XFER_SUCCESS;
+            return decline(XFER_REASON_CACHE_FULL);
         }
+
         std::vector<std::uintptr_t> victims;
         lru_.victims_for(hi - lo, &victims);
         for (std::uintptr_t start : victims) {
@@ -140,23 +161,32 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         range.start = lo;
         range.bytes = hi - lo;
         void *p = reinterpret_cast<void *>(range.start);
+        const plugin::HostTimer timer;
         if (cudaHostRegister(p, range.bytes, cudaHostRegisterPortable | cudaHostRegisterMapped) != cudaSuccess) {
             (void)cudaGetLastError(); // not paid: the caller copies the uncached way
-            return XFER_SUCCESS;
+            return decline(XFER_REASON_REGISTRATION_FAILED);
         }
+        plugin::note_registration(false, range.bytes, timer.ns());
         // Frames read after registering: every page is present and pinned now.
         if (!read_page_frames(range.start, range.bytes / kPageBytes, &range.frames)) {
+            const plugin::HostTimer unlock_timer;
             (void)cudaHostUnregister(p);
             (void)cudaGetLastError();
-            return XFER_SUCCESS;
+            plugin::note_registration(true, range.bytes, unlock_timer.ns());
+            return decline(XFER_REASON_REGISTRATION_FAILED);
         }
         lru_.insert(std::move(range));
         ranges_.store(lru_.size(), std::memory_order_relaxed);
         *taken = true;
+        // Taken once the registration held (a failed one sends the copy to the driver, counted
+        // there): a refusal queues nothing and leaves the range cached for the next copy.
+        if (auto st = plugin::take_path(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, bytes)) {
+            return st;
+        }
         return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s),
                      "cudaMemcpyAsync(%zu bytes, registered by the registration cache)", bytes);
     } catch (const std::bad_alloc &) {
-        return XFER_SUCCESS; // bookkeeping failed before anything was queued: uncached way
+        return decline(XFER_REASON_NO_FASTER_PATH); // bookkeeping failed before anything was queued
     }
 }
 

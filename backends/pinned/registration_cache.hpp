@@ -40,6 +40,9 @@ namespace xfer::cuda::pinned {
 
 class RegistrationCache {
   public:
+    // Why this thread's last copy that the cache did not take goes to the driver (the reason
+    // of its DRIVER_PAGEABLE path).
+    static xfer_path_reason last_decline() noexcept;
     RegistrationCache(std::size_t limit, std::size_t min_bytes) noexcept : lru_(limit), min_bytes_(min_bytes) {}
     ~RegistrationCache();
     RegistrationCache(const RegistrationCache &) = delete;

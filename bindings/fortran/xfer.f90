@@ -14,7 +14,9 @@
 ! and back) and xfer_memcpy_to_device / xfer_memcpy_to_host (the same with a raw device pointer),
 ! xfer_f_string, xfer_status_name and xfer_error_message / xfer_get_error_message (C strings as
 ! Fortran strings; the message also covers the helpers' own refusals), xfer_register_array and
-! xfer_unregister_array (register an existing Fortran array of any type and rank). Each helper
+! xfer_unregister_array (register an existing Fortran array of any type and rank),
+! xfer_get_stats (xfer_context_get_stats with struct_size set), xfer_path_name and
+! xfer_reason_name (the names of XFER_PATH_* and XFER_REASON_* values). Each helper
 ! returns an xfer_status like the C calls; when it fails, xfer_error_message() says why.
 !
 ! Semantics, units, statuses and thread-safety of each function are those written in xfer.h.
@@ -62,6 +64,7 @@ module xfer
   integer(c_int), parameter :: XFER_ERROR_BACKEND = 13
   integer(c_int), parameter :: XFER_ERROR_INVALID_STATE = 14
   integer(c_int), parameter :: XFER_ERROR_INTERNAL = 15
+  integer(c_int), parameter :: XFER_ERROR_SLOW_PATH = 16
 
   ! enum xfer_direction
   integer(c_int), parameter :: XFER_TO_DEVICE = 1
@@ -82,6 +85,43 @@ module xfer
   integer(c_int), parameter :: XFER_PARAM_DEFAULT = 0
   integer(c_int), parameter :: XFER_PARAM_FILE = 1
   integer(c_int), parameter :: XFER_PARAM_ENV = 2
+
+  ! enum xfer_copy_path (which path a copy took)
+  integer(c_int), parameter :: XFER_PATH_UNREPORTED = 0
+  integer(c_int), parameter :: XFER_PATH_HOST_MEMCPY = 1
+  integer(c_int), parameter :: XFER_PATH_PINNED_DMA = 2
+  integer(c_int), parameter :: XFER_PATH_CACHED_REGISTRATION = 3
+  integer(c_int), parameter :: XFER_PATH_NEW_REGISTRATION = 4
+  integer(c_int), parameter :: XFER_PATH_DRIVER_PAGEABLE = 5
+  integer(c_int), parameter :: XFER_PATH_STAGED = 6
+  integer(c_int), parameter :: XFER_PATH_STAGED_SYNC = 7
+  integer(c_int), parameter :: XFER_PATH_PACKED = 8
+  integer(c_int), parameter :: XFER_PATH_DEVICE_COPY = 9
+  integer(c_int), parameter :: XFER_PATH_PEER = 10
+  integer(c_int), parameter :: XFER_PATH_MANAGED_MIGRATE = 11
+  integer(c_int), parameter :: XFER_PATH_MANAGED_STAGED = 12
+  integer(c_int), parameter :: XFER_PATH_MANAGED_COPY = 13
+  integer(c_int), parameter :: XFER_PATH_MAPPED = 14
+  integer(c_int), parameter :: XFER_PATH_COUNT = 15
+
+  ! enum xfer_path_reason
+  integer(c_int), parameter :: XFER_REASON_MEMORY = 0
+  integer(c_int), parameter :: XFER_REASON_BELOW_CROSSOVER = 1
+  integer(c_int), parameter :: XFER_REASON_NO_FASTER_PATH = 2
+  integer(c_int), parameter :: XFER_REASON_FIRST_USE = 3
+  integer(c_int), parameter :: XFER_REASON_CACHE_HIT = 4
+  integer(c_int), parameter :: XFER_REASON_CACHE_FULL = 5
+  integer(c_int), parameter :: XFER_REASON_REGISTRATION_FAILED = 6
+  integer(c_int), parameter :: XFER_REASON_CONFIGURED = 7
+  integer(c_int), parameter :: XFER_REASON_SPLIT = 8
+  integer(c_int), parameter :: XFER_REASON_COUNT = 9
+
+  ! enum xfer_slow_path
+  integer(c_int), parameter :: XFER_SLOW_PATH_ALLOW = 0
+  integer(c_int), parameter :: XFER_SLOW_PATH_WARN = 1
+  integer(c_int), parameter :: XFER_SLOW_PATH_REFUSE = 2
+  integer(c_int64_t), parameter :: XFER_SLOW_PATH_MIN_BYTES = 1048576
+  integer(c_int), parameter :: XFER_CONTEXT_STATS_VERSION = 1
 
   ! flags (unsigned in C)
   integer(c_int), parameter :: XFER_ALLOC_DEFAULT = 0
@@ -134,6 +174,28 @@ module xfer
     integer(c_int64_t) :: registered_ranges, registered_bytes
     integer(c_int64_t) :: cache_hits, cache_misses, cache_evictions
     integer(c_int64_t) :: cache_ranges, cache_bytes, cache_limit_bytes
+  end type
+
+  type, bind(c) :: xfer_path_stats   ! every field uint64_t in C
+    integer(c_int64_t) :: copies, bytes, host_ns
+  end type
+
+  !> Set struct_size = c_sizeof(stats) before xfer_context_get_stats (xfer_get_stats does).
+  type, bind(c) :: xfer_context_stats
+    integer(c_size_t) :: struct_size
+    integer(c_int32_t) :: version, path_count   ! uint32_t in C
+    integer(c_int64_t) :: calls, slow_copies, refused_calls   ! uint64_t in C, as the rest
+    integer(c_int64_t) :: registrations, registered_bytes, registration_ns
+    integer(c_int64_t) :: unregistrations, unregistered_bytes, unregistration_ns
+    type(xfer_path_stats) :: paths(0:XFER_PATH_COUNT - 1)   ! indexed by XFER_PATH_*
+  end type
+
+  !> What a copy observer (xfer_set_copy_observer) receives, by reference.
+  type, bind(c) :: xfer_copy_record
+    integer(c_size_t) :: struct_size
+    type(c_ptr) :: ctx, stream, function   ! function: a C string (xfer_f_string)
+    integer(c_int) :: path, reason, kind, slow
+    integer(c_int64_t) :: copies, bytes, host_ns, call_bytes   ! uint64_t in C
   end type
 
   ! ------------------------------------------------------------------ functions (xfer.h)
@@ -327,6 +389,46 @@ module xfer
       type(c_ptr), value :: start, end
       real(c_float), intent(out) :: ms
     end function
+    type(c_ptr) function xfer_copy_path_name(path) bind(c, name="xfer_copy_path_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: path
+    end function
+    type(c_ptr) function xfer_path_reason_name(reason) bind(c, name="xfer_path_reason_name")
+      import :: c_ptr, c_int
+      integer(c_int), value :: reason
+    end function
+    integer(c_int) function xfer_path_is_slow(path, reason, bytes) bind(c, name="xfer_path_is_slow")
+      import :: c_int, c_int64_t
+      integer(c_int), value :: path, reason
+      integer(c_int64_t), value :: bytes   ! uint64_t in C
+    end function
+    integer(c_int) function xfer_context_get_stats(ctx, stats) bind(c, name="xfer_context_get_stats")
+      import :: c_int, c_ptr, xfer_context_stats
+      type(c_ptr), value :: ctx
+      type(xfer_context_stats), intent(inout) :: stats   ! struct_size in, the rest out
+    end function
+    integer(c_int) function xfer_context_reset_stats(ctx) bind(c, name="xfer_context_reset_stats")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+    end function
+    !> fn: c_funloc of a `subroutine f(record, user_data) bind(c)` with `type(xfer_copy_record),
+    !> intent(in) :: record` and `type(c_ptr), value :: user_data`; c_null_funptr removes it.
+    integer(c_int) function xfer_set_copy_observer(ctx, fn, user_data) bind(c, name="xfer_set_copy_observer")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: ctx
+      type(c_funptr), value :: fn
+      type(c_ptr), value :: user_data
+    end function
+    integer(c_int) function xfer_context_set_slow_path(ctx, policy) bind(c, name="xfer_context_set_slow_path")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: policy
+    end function
+    integer(c_int) function xfer_context_get_slow_path(ctx, policy) bind(c, name="xfer_context_get_slow_path")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int), intent(out) :: policy
+    end function
     integer(c_int) function xfer_memcpy_peer_async(dst_ctx, dst, src_ctx, src, bytes, s) &
         bind(c, name="xfer_memcpy_peer_async")
       import :: c_int, c_ptr, c_size_t
@@ -440,6 +542,28 @@ contains
     integer(c_int), intent(in) :: st
     character(len=:), allocatable :: s
     call get_c_string(xfer_status_string(st), s)
+  end function
+
+  !> "host_memcpy", "pinned_dma", ... for an XFER_PATH_* value (xfer_copy_path_name).
+  function xfer_path_name(path) result(s)
+    integer(c_int), intent(in) :: path
+    character(len=:), allocatable :: s
+    call get_c_string(xfer_copy_path_name(path), s)
+  end function
+
+  !> "below_crossover", "cache_full", ... for an XFER_REASON_* value (xfer_path_reason_name).
+  function xfer_reason_name(reason) result(s)
+    integer(c_int), intent(in) :: reason
+    character(len=:), allocatable :: s
+    call get_c_string(xfer_path_reason_name(reason), s)
+  end function
+
+  !> st = xfer_get_stats(ctx, stats): xfer_context_get_stats with stats%struct_size set first.
+  integer(c_int) function xfer_get_stats(ctx, stats) result(st)
+    type(c_ptr), intent(in) :: ctx
+    type(xfer_context_stats), intent(out) :: stats
+    stats%struct_size = c_sizeof(stats)
+    st = xfer_context_get_stats(ctx, stats)
   end function
 
   !> What the calling thread's latest failure was: that of a library call (xfer_last_error), or

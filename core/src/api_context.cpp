@@ -110,6 +110,12 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
         record->plugin = &plugin;
         record->device = index;
         record->fork_generation = fork_generation();
+        record->stats.slow_path.store(cfg.slow_path == "refuse" ? XFER_SLOW_PATH_REFUSE
+                                      : cfg.slow_path == "warn" ? XFER_SLOW_PATH_WARN
+                                                                : XFER_SLOW_PATH_ALLOW);
+        record->stats.configure_log(cfg.log_file, msg(plugin.name, ":", index));
+        if (cfg.log_copies) record->stats.observe_with_log();
+        if (cfg.slow_path == "warn") record->stats.ensure_log();
         call_backend(plugin, "xfer_open", "context_create",
                      [&] { return plugin.table.context_create(index, values.data(), values.size(), &record->native); });
         *ctx = reinterpret_cast<xfer_context>(adopt(record, "xfer_open"));

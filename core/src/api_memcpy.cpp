@@ -43,8 +43,10 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
         ObjectUse stream_use(stream, fn, "s");
         const xfer_backend_table &t = context.table();
         if (t.memcpy_async == nullptr) raise_not_supported(context, fn);
+        CopyCall call(context, fn, kind, bytes, 1, s);
         call_backend(*context.plugin, fn, "memcpy_async",
                      [&] { return t.memcpy_async(context.native, dst, src, bytes, kind, stream.native); });
+        call.done();
         return XFER_SUCCESS;
     });
 }
@@ -86,19 +88,21 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
         ContextUse use(*context, fn);
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = context->table();
+        if (t.memcpy_batch_async == nullptr && t.memcpy_async == nullptr) raise_not_supported(*context, fn);
+        CopyCall call(*context, fn, kind, total, count, s);
         if (t.memcpy_batch_async != nullptr) {
             call_backend(*context->plugin, fn, "memcpy_batch_async", [&] {
                 return t.memcpy_batch_async(context->native, dsts, srcs, sizes, count, kind, stream->native);
             });
-            return XFER_SUCCESS;
+        } else {
+            // No batch entry: one memcpy_async each gives the same result in stream order.
+            for (std::size_t i = 0; i < count; ++i) {
+                call_backend(*context->plugin, fn, "memcpy_async", [&] {
+                    return t.memcpy_async(context->native, dsts[i], srcs[i], sizes[i], kind, stream->native);
+                });
+            }
         }
-        // No batch entry: one memcpy_async each gives the same result in stream order.
-        if (t.memcpy_async == nullptr) raise_not_supported(*context, fn);
-        for (std::size_t i = 0; i < count; ++i) {
-            call_backend(*context->plugin, fn, "memcpy_async", [&] {
-                return t.memcpy_async(context->native, dsts[i], srcs[i], sizes[i], kind, stream->native);
-            });
-        }
+        call.done();
         return XFER_SUCCESS;
     });
 }

@@ -29,6 +29,7 @@ XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, std::size_t byte
         ContextUse use(*context, fn);
         const xfer_backend_table &t = context->table();
         if (t.register_memory == nullptr) raise_not_supported(*context, fn);
+        RegistrationCall counted(*context);
         call_backend(*context->plugin, fn, "register_memory",
                      [&] { return t.register_memory(context->native, ptr, bytes, flags); });
         return XFER_SUCCESS;
@@ -44,6 +45,7 @@ XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr) {
         ContextUse use(*context, fn);
         const xfer_backend_table &t = context->table();
         if (t.unregister_memory == nullptr) raise_not_supported(*context, fn);
+        RegistrationCall counted(*context);
         call_backend(*context->plugin, fn, "unregister_memory",
                      [&] { return t.unregister_memory(context->native, ptr); });
         return XFER_SUCCESS;

@@ -54,6 +54,8 @@ XFER_API const char *xfer_status_string(xfer_status st) {
         return "XFER_ERROR_INVALID_STATE";
     case XFER_ERROR_INTERNAL:
         return "XFER_ERROR_INTERNAL";
+    case XFER_ERROR_SLOW_PATH:
+        return "XFER_ERROR_SLOW_PATH";
     case XFER_STATUS_FORCE_INT32:
         break;
     }

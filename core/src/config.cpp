@@ -16,7 +16,7 @@ namespace {
 // load or files to read (XFER_PLUGIN_PATH, XFER_CONFIG) are ignored, as the dynamic loader
 // ignores LD_LIBRARY_PATH there; the others only choose among what that code offers.
 std::optional<std::string> env(const std::string &name) {
-    const bool selects_code = name == "XFER_PLUGIN_PATH" || name == "XFER_CONFIG";
+    const bool selects_code = name == "XFER_PLUGIN_PATH" || name == "XFER_CONFIG" || name == "XFER_LOG_FILE";
     const char *value = selects_code ? secure_getenv(name.c_str()) : std::getenv(name.c_str());
     if (value == nullptr || *value == '\0') return std::nullopt;
     return std::string(value);
@@ -59,9 +59,11 @@ int device_index(const std::string &canonical, const std::string &origin) {
 void check_top_level_keys(const ConfigFile &file) {
     for (const ConfigEntry &e : file.entries) {
         if (!e.section.empty()) continue;
-        if (e.key != "backend" && e.key != "device" && e.key != "plugin_path") {
+        if (e.key != "backend" && e.key != "device" && e.key != "plugin_path" && e.key != "slow_path" &&
+            e.key != "log" && e.key != "log_file") {
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key,
-                  "' (top-level keys are backend, device, plugin_path; backend parameters go in a [backend] section)");
+                  "' (top-level keys are backend, device, plugin_path, slow_path, log, log_file; backend parameters go "
+                  "in a [backend] section)");
         }
     }
 }
@@ -102,6 +104,28 @@ const ConfigEntry *find_in_section(const ConfigFile &file, const std::string &se
         if (e.section == section && e.key == key) return &e;
     }
     return nullptr;
+}
+
+// A top-level string key whose value is one of `choices` ("a|b|c"), from the file, then the
+// environment.
+Setting choice_setting(const ConfigFile &file, const char *key, const char *var, const char *default_value,
+                       const std::string &choices, const char *help) {
+    Setting s{"", key, var, "string", default_value, default_value, help, XFER_PARAM_DEFAULT};
+    const auto check = [&](const std::string &value, const std::string &origin) {
+        if (("|" + choices + "|").find("|" + value + "|") == std::string::npos) {
+            raise(XFER_ERROR_CONFIG, origin, ": bad value '", value, "' for key '", key, "' (one of ", choices, ")");
+        }
+        return value;
+    };
+    if (const ConfigEntry *e = find_top_level(file, key)) {
+        s.value = check(e->value, where(file, *e));
+        s.source = XFER_PARAM_FILE;
+    }
+    if (auto v = env(var)) {
+        s.value = check(*v, msg("environment variable ", var));
+        s.source = XFER_PARAM_ENV;
+    }
+    return s;
 }
 
 } // namespace
@@ -185,7 +209,34 @@ EffectiveConfig load_effective_config(const char *requested, Opening opening) {
     if (!default_dir.empty()) dirs.push_back(default_dir);
     for (const std::string &d : dirs) plugin_path.value += (plugin_path.value.empty() ? "" : ":") + d;
 
-    cfg.settings = {backend, device, plugin_path};
+    // What copies report (xfer.h, "which path each copy took").
+    Setting slow_path = choice_setting(file, "slow_path", "XFER_SLOW_PATH", "allow", "allow|warn|refuse",
+                                       "what a copy that would take a slow path does (xfer_path_is_slow): allow = "
+                                       "copy it, warn = copy it and log it, refuse = XFER_ERROR_SLOW_PATH");
+    Setting log = choice_setting(file, "log", "XFER_LOG", "none", "none|copies",
+                                 "copies = one line per copy call and path to log_file (the library prints nothing "
+                                 "else)");
+    Setting log_file{"",
+                     "log_file",
+                     "XFER_LOG_FILE",
+                     "string",
+                     "",
+                     "",
+                     "file the copy log is appended to; empty: stderr",
+                     XFER_PARAM_DEFAULT};
+    if (const ConfigEntry *e = find_top_level(file, "log_file")) {
+        log_file.value = e->value;
+        log_file.source = XFER_PARAM_FILE;
+    }
+    if (auto v = env("XFER_LOG_FILE")) {
+        log_file.value = *v;
+        log_file.source = XFER_PARAM_ENV;
+    }
+    cfg.slow_path = slow_path.value;
+    cfg.log_copies = log.value == "copies";
+    cfg.log_file = log_file.value;
+
+    cfg.settings = {backend, device, plugin_path, slow_path, log, log_file};
     const std::string only = opening == Opening::every                    ? std::string()
                              : requested != nullptr && *requested != '\0' ? std::string(requested)
                                                                           : cfg.backend;

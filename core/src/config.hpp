@@ -30,9 +30,12 @@ struct Setting {
 struct EffectiveConfig {
     ConfigFile file;
     Discovery discovery;
-    std::string backend;           // "" when neither XFER_BACKEND nor the file names one
-    std::optional<int> device;     // unset when neither XFER_DEVICE nor the file sets it
-    std::vector<Setting> settings; // top-level keys, then each loaded backend's parameters
+    std::string backend;             // "" when neither XFER_BACKEND nor the file names one
+    std::optional<int> device;       // unset when neither XFER_DEVICE nor the file sets it
+    std::string slow_path = "allow"; // allow | warn | refuse (key slow_path, XFER_SLOW_PATH)
+    bool log_copies = false;         // key log = copies (XFER_LOG)
+    std::string log_file;            // key log_file (XFER_LOG_FILE); "": stderr
+    std::vector<Setting> settings;   // top-level keys, then each loaded backend's parameters
 
     // Canonical values of one backend's parameters, in declaration order.
     std::vector<std::pair<std::string, std::string>> backend_params(const std::string &backend) const;

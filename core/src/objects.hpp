@@ -24,6 +24,7 @@
 #include <type_traits>
 #include <unordered_set>
 
+#include "copy_paths.hpp"
 #include "error.hpp"
 #include "fork_support.hpp"
 #include "handle_table.hpp"
@@ -56,6 +57,9 @@ struct Context {
     // The stream xfer_copy uses, created on first use.
     std::mutex internal_stream_mutex;
     void *internal_stream = nullptr;
+
+    // Which paths its copies took, its observer and slow-path policy (copy_paths.hpp).
+    CopyStats stats;
 
     const xfer_backend_table &table() const { return plugin->table; }
     const std::string &name() const { return plugin->name; }

@@ -30,8 +30,12 @@ int main(int argc, char **argv) {
         using Entry = const xfer_backend_table *(*)(const xfer_core_services *);
         auto entry = reinterpret_cast<Entry>(dlsym(library, XFER_BACKEND_ENTRY_SYMBOL));
         if (entry != nullptr) {
-            const xfer_core_services services = {sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR,
-                                                 XFER_BACKEND_ABI_MINOR, &ignore_error};
+            const xfer_core_services services = {sizeof(xfer_core_services),
+                                                 XFER_BACKEND_ABI_MAJOR,
+                                                 XFER_BACKEND_ABI_MINOR,
+                                                 &ignore_error,
+                                                 nullptr,
+                                                 nullptr};
             (void)entry(&services);
         }
     }

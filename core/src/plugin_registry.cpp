@@ -19,6 +19,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "copy_paths.hpp"
 #include "error.hpp"
 #include "fork_support.hpp"
 #include "last_error.hpp"
@@ -31,10 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const xfer_core_services kServices = {
-    sizeof(xfer_core_services),
-    XFER_BACKEND_ABI_MAJOR,
-    XFER_BACKEND_ABI_MINOR,
-    &plugin_set_error,
+    sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR, XFER_BACKEND_ABI_MINOR,
+    &plugin_set_error,          &CopyCall::take_path,   &CopyCall::note_registration,
 };
 
 // A plugin record together with the library that must stay loaded for its table to be valid.

@@ -73,8 +73,11 @@ TEST(BenchTargets, TheIssuesTargetsAreThere) {
             EXPECT_TRUE(has(t, std::string("pageable-pinned-") + dir + "-" + size));
             EXPECT_TRUE(has(t, std::string("pageable-async-") + dir + "-" + size));
         }
-        for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"})
+        for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) {
             EXPECT_TRUE(has(t, std::string(backend) + "-overhead-" + dir)) << backend;
+            EXPECT_TRUE(has(t, std::string(backend) + "-observer-" + dir)) << backend;
+        }
+        EXPECT_TRUE(has(smoke_targets(), std::string("host-observer-") + dir));
         // Issue 8: the scattered batch on pinned and pageable.
         for (const char *backend : {"pinned", "pageable"}) {
             EXPECT_TRUE(has(t, std::string(backend) + "-batch-loop-" + dir));
@@ -94,6 +97,18 @@ TEST(BenchTargets, TheIssuesTargetsAreThere) {
     EXPECT_EQ(goal("pageable-async-h2d-64MiB").op, Goal::Op::at_most);
     EXPECT_EQ(goal("pageable-async-h2d-64MiB").unit, "%");
     EXPECT_EQ(goal("pinned-overhead-h2d").unit, "us");
+    // A no-op copy observer costs at most 0.3 us per copy.
+    for (const char *name :
+         {"pinned-observer-h2d", "pageable-observer-d2h", "managed-observer-h2d", "zerocopy-observer-d2h"}) {
+        EXPECT_EQ(goal(name).op, Goal::Op::at_most) << name;
+        EXPECT_EQ(goal(name).value, 0.3) << name;
+        EXPECT_EQ(goal(name).unit, "us") << name;
+    }
+    // The overhead rows measure with the statistics on, and say so.
+    for (const char *name : {"pinned-overhead-h2d", "pageable-overhead-d2h"}) {
+        const auto it = std::find_if(t.begin(), t.end(), [&](const TargetSpec &s) { return s.name == name; });
+        EXPECT_NE(it->summary.find("statistics on"), std::string::npos) << it->summary;
+    }
     EXPECT_EQ(goal("pinned-batch-loop-h2d").value, 10.0);
     EXPECT_EQ(goal("managed-to-host-256MiB").value, 1.5);
 }

@@ -171,7 +171,8 @@ TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults) {
                                 "--quick",
                                 "--direction h2d,d2h,bidir (=h2d,d2h,bidir)",
                                 "--samples",
-                                "--long"})
+                                "--long",
+                                "--log-copies"})
             EXPECT_NE(text->find(opt), std::string::npos) << opt;
     }
 }
@@ -260,6 +261,12 @@ TEST(Cli, DirectionsSamplesLongAndSeed) {
     EXPECT_TRUE(inv.run.long_table);
     EXPECT_EQ(inv.run.seed, 18446744073709551615ull);
     EXPECT_EQ(parse({"run", "bandwidth"}).run.directions, (std::vector<std::string>{"h2d", "d2h", "bidir"}));
+}
+
+TEST(Cli, LogCopiesIsOffUnlessAsked) {
+    EXPECT_FALSE(parse({"run", "roundtrip"}).run.log_copies);
+    EXPECT_TRUE(parse({"run", "roundtrip", "--log-copies"}).run.log_copies);
+    EXPECT_TRUE(parse({"compare", "--log-copies"}).run.log_copies);
 }
 
 TEST(Cli, DiffAndPlotKinds) {

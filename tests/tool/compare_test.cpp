@@ -79,3 +79,46 @@ TEST(Comparison, SideBySideTableHasABackendPerColumn) {
     EXPECT_NE(text.find("large one-off transfers: pinned ("), std::string::npos) << text;
     EXPECT_NE(text.find("streaming: no recommendation (no verified overlap result)"), std::string::npos) << text;
 }
+
+TEST(Comparison, PathsRowPerWorkflowAndEachBackendsTopPaths) {
+    Report report;
+    WorkflowResult pageable = result("roundtrip", "pageable", {{"device total", 3.0}});
+    pageable.paths.measured = true;
+    pageable.paths.add({"driver_pageable", 1, 1048576, 10});
+    pageable.paths.add({"staged", 3, 3145728, 30});
+    WorkflowResult pinned = result("roundtrip", "pinned", {{"device total", 1.0}});
+    pinned.paths.measured = true;
+    pinned.paths.add({"pinned_dma", 4, 4194304, 40});
+    WorkflowResult pinned_overlap = result("overlap", "pinned", {{"pipelined", 1.0}});
+    pinned_overlap.paths.measured = true;
+    pinned_overlap.paths.add({"pinned_dma", 8, 1048576, 80});
+    pinned_overlap.paths.registrations = 2;
+    WorkflowResult managed = result("roundtrip", "managed", {});
+    managed.error = "xfer_open: cannot open"; // never opened: no statistics
+    report.results = {pageable, pinned, pinned_overlap, managed};
+    report.recommendations = recommend(report.results);
+    std::ostringstream out;
+    write_comparison(out, report);
+    const std::string text = out.str();
+
+    auto line_starting = [&](const std::string &start) {
+        std::istringstream in(text);
+        std::string line;
+        while (std::getline(in, line))
+            if (line.rfind(start, 0) == 0) return line;
+        return std::string();
+    };
+    const std::string roundtrip = line_starting("   roundtrip  paths");
+    ASSERT_FALSE(roundtrip.empty()) << text;
+    EXPECT_NE(roundtrip.find("  staged 75%, +1 more  "), std::string::npos) << roundtrip;
+    EXPECT_NE(roundtrip.find("  pinned_dma 100%"), std::string::npos) << roundtrip;
+    const std::string overlap = line_starting("   overlap    paths");
+    EXPECT_NE(overlap.find("  pinned_dma 100%"), std::string::npos) << text;
+
+    EXPECT_NE(text.find("\n== paths (every workflow's copies, by bytes)\n"
+                        "   pageable: staged 75%, driver_pageable 25% (4 MiB in 4 copies)\n"
+                        "   pinned: pinned_dma 100% (5 MiB in 12 copies; 2 registrations)\n"
+                        "   managed: not measured (the backend did not open)\n"),
+              std::string::npos)
+        << text;
+}

@@ -148,3 +148,85 @@ TEST(ReportWriter, UnknownFormatIsRefused) {
     EXPECT_THROW(write_report(sample_report(), "xml", ""), std::invalid_argument);
     EXPECT_THROW(write_report(sample_report(), "csv", "/nonexistent-dir/x.csv"), std::runtime_error);
 }
+
+namespace {
+
+// A pageable run: most bytes staged, a head through the driver, registrations for the arena.
+Report report_with_paths() {
+    Report report = sample_report();
+    report.results.resize(1);
+    PathBreakdown &p = report.results[0].paths;
+    p.measured = true;
+    p.add({"driver_pageable", 2, 4096, 1500});
+    p.add({"staged", 64, 1073741824, 250000000});
+    p.add({"staged", 1, 1048576, 1000000}); // sums into the same path
+    p.slow_copies = 2;
+    p.registrations = 3;
+    return report;
+}
+
+} // namespace
+
+TEST(PathsReport, TableHasOnePathsLineMostBytesFirst) {
+    std::ostringstream out;
+    write_table(out, report_with_paths());
+    EXPECT_NE(out.str().find("\n   paths: staged 65 copies 1 GiB, driver_pageable 2 copies 4 KiB; 2 slow copies; 3 "
+                             "registrations\n   verification: passed"),
+              std::string::npos)
+        << out.str();
+    // A result without statistics (the sample's) has no paths line.
+    std::ostringstream plain;
+    write_table(plain, sample_report());
+    EXPECT_EQ(plain.str().find("paths:"), std::string::npos) << plain.str();
+}
+
+TEST(PathsReport, CsvHasCountedRowsPerPath) {
+    std::ostringstream out;
+    write_csv(out, report_with_paths());
+    const std::string text = out.str();
+    const std::string prefix = "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,";
+    // Byte counts above 10^9 stay exact (no %g rounding).
+    for (const std::string &row : {
+             std::string("path:staged:copies,count,0,,65,65,65,65,0,1,passed,"),
+             std::string("path:staged:bytes,bytes,0,,1074790400,1074790400,1074790400,1074790400,0,1,passed,"),
+             std::string("path:staged:host_ns,ns,0,,251000000,251000000,251000000,251000000,0,1,passed,"),
+             std::string("path:driver_pageable:copies,count,0,,2,2,2,2,0,1,passed,"),
+             std::string("path:driver_pageable:bytes,bytes,0,,4096,4096,4096,4096,0,1,passed,"),
+             std::string("paths:slow_copies,count,0,,2,2,2,2,0,1,passed,"),
+             std::string("paths:registrations,count,0,,3,3,3,3,0,1,passed,"),
+         })
+        EXPECT_NE(text.find("\n" + prefix + row), std::string::npos) << row << "\n" << text;
+    std::ostringstream plain;
+    write_csv(plain, sample_report());
+    EXPECT_EQ(plain.str().find(",path"), std::string::npos) << plain.str();
+}
+
+TEST(PathsReport, JsonHasAPathsObjectAndReadsItBack) {
+    const nlohmann::json j = report_to_json(report_with_paths());
+    const auto &r = j["results"][0];
+    ASSERT_TRUE(r["paths"].is_object()) << r.dump();
+    EXPECT_EQ(r["paths"].size(), 2u);
+    EXPECT_EQ(r["paths"]["staged"]["copies"], 65);
+    EXPECT_EQ(r["paths"]["staged"]["bytes"], 1074790400ull);
+    EXPECT_EQ(r["paths"]["staged"]["host_ns"], 251000000ull);
+    EXPECT_EQ(r["paths"]["driver_pageable"]["bytes"], 4096);
+    EXPECT_EQ(r["slow_copies"], 2);
+    EXPECT_EQ(r["registrations"], 3);
+
+    const Report back = report_from_json(j);
+    const PathBreakdown &p = back.results[0].paths;
+    ASSERT_TRUE(p.measured);
+    ASSERT_EQ(p.paths.size(), 2u);
+    EXPECT_EQ(p.paths[0].path, "staged"); // most bytes first, whatever the JSON key order
+    EXPECT_EQ(p.paths[0].copies, 65u);
+    EXPECT_EQ(p.paths[1].path, "driver_pageable");
+    EXPECT_EQ(p.slow_copies, 2u);
+    EXPECT_EQ(p.registrations, 3u);
+
+    // Not measured: null, and read back as not measured.
+    const nlohmann::json plain = report_to_json(sample_report());
+    EXPECT_TRUE(plain["results"][0]["paths"].is_null());
+    EXPECT_TRUE(plain["results"][0]["slow_copies"].is_null());
+    EXPECT_TRUE(plain["results"][0]["registrations"].is_null());
+    EXPECT_FALSE(report_from_json(plain).results[0].paths.measured);
+}

@@ -17,7 +17,7 @@ expect(listed and listed[0].split()[0] == "target", "--list has no header:\n" + 
 names = [line.split()[0] for line in listed[1:]]
 expect(len(names) >= 8 and all(n.startswith("host-") for n in names), "smoke targets: %r" % names)
 expect(all("(smoke)" in line for line in listed[1:]), "a host target has a goal:\n" + "\n".join(listed))
-for kind in ("raw", "async", "overhead", "batch-loop", "batch-coalesced", "malloc", "overlap"):
+for kind in ("raw", "async", "overhead", "observer", "batch-loop", "batch-coalesced", "malloc", "overlap"):
     expect(any(n.startswith("host-" + kind) for n in names), "no host-%s target in %r" % (kind, names))
 
 # Default choice: the smoke set without a CUDA backend, the CUDA table with one (never both).
@@ -57,6 +57,18 @@ for t in bench["targets"]:
         fig = t[side]
         expect(1 <= fig["samples"] <= 3 and fig["median"] is not None, "%s %s: %r" % (t["target"], side, fig))
     expect(t["ratio"]["unit"] in ("x", "%", "us") and t["ratio"]["note"], "%s ratio: %r" % (t["target"], t["ratio"]))
+
+# The overhead rows say they measure with the statistics on; the observer rows compare the same
+# call with and without a no-op copy observer, per copy, in us.
+for t in bench["targets"]:
+    if "-overhead-" in t["target"]:
+        expect("statistics on" in t["summary"] and "statistics on" in t["xfer"]["label"], "%s: %r" % (t["target"], t))
+    if "-observer-" in t["target"]:
+        expect(t["ratio"]["unit"] == "us" and "per copy" in t["ratio"]["note"], "%s ratio: %r" % (t["target"], t["ratio"]))
+        expect("no-op copy observer" in t["xfer"]["label"] and "without an observer" in t["reference"]["label"],
+               "%s sides: %r / %r" % (t["target"], t["xfer"]["label"], t["reference"]["label"]))
+        expect(t["xfer"]["median"] > 0 and t["reference"]["median"] > 0, "%s: nothing timed: %r" % (t["target"], t))
+expect(sum("-observer-" in t["target"] for t in bench["targets"]) == 2, "observer rows: %r" % names)
 
 # --targets: names and patterns, in table order; --targets without --backend picks from every table.
 proc = run(args.tool, ["bench", "--targets", "host-overlap,host-raw-*", "-f", "json"] + QUICK[2:])

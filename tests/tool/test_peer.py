@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""peer and --device all on the host backend with emulated devices (XFER_HOST_DEVICES)."""
+"""peer and --device all on the host backend with emulated devices (XFER_HOST_DEVICES), with the
+paths of the copies into every device."""
 import json
 import os
 
@@ -25,6 +26,14 @@ for src in range(3):
             expect(name in names, "missing figure %r in %r" % (name, sorted(names)))
 rates = [f for f in r["figures"] if f["name"] == "peer 0->1" and f["unit"] == "GB/s"]
 expect(rates and rates[0]["samples"] == 2 and rates[0]["median"] > 0, "peer 0->1 GB/s: %r" % rates)
+# Every device's copies count, not only those of the device peer runs on: per pair the source's
+# host view pushed, 1 + 2 timed peer copies, then the xfer check (clear, copy, fetch) and the raw
+# one (clear, fetch; the raw copy is not xfer's), each of 256 KiB.
+per_pair = 1 + (1 + 2) + 3 + 2
+expect(r["paths"] == {"host_memcpy": {"copies": 6 * per_pair, "bytes": 6 * per_pair * 256 * 1024,
+                                      "host_ns": r["paths"]["host_memcpy"]["host_ns"]}},
+       "peer paths (6 pairs of %d copies): %r" % (per_pair, r["paths"]))
+expect(r["slow_copies"] == 0 and r["registrations"] == 0, "peer: %r %r" % (r["slow_copies"], r["registrations"]))
 
 # One device (the default): nothing to pair, reported, not an error.
 out1 = os.path.join(args.workdir, "peer1.json")

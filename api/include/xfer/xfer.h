@@ -12,7 +12,8 @@
  *  - On failure, xfer_last_error() on the same thread returns a message that says
  *    what was wrong (and, for a backend failure, which native call failed and its code).
  *  - Sizes and offsets are in bytes, times in milliseconds.
- *  - Nothing in the library aborts, exits, prints or lets a C++ exception escape.
+ *  - Nothing in the library aborts, exits or lets a C++ exception escape, and it prints
+ *    nothing but the copy log a user asks for (XFER_LOG=copies, slow_path = warn).
  *  - Handles are opaque. Passing a freed, never-created or wrong-kind handle returns
  *    XFER_ERROR_INVALID_HANDLE (never a crash): the core validates every handle in a
  *    table with generation counters before it reaches a backend.
@@ -154,6 +155,9 @@ typedef enum xfer_status {
     XFER_ERROR_INVALID_STATE = 14,
     /** A bug in xfer itself (an internal invariant broke, or an unexpected exception was caught). */
     XFER_ERROR_INTERNAL = 15,
+    /** The copy would take a slow path (xfer_path_is_slow) and the context's slow-path policy is
+        XFER_SLOW_PATH_REFUSE; the message names the path and why it was taken. Nothing was queued. */
+    XFER_ERROR_SLOW_PATH = 16,
     XFER_STATUS_FORCE_INT32 = 0x7fffffff
 } xfer_status;
 
@@ -652,6 +656,199 @@ XFER_API xfer_status xfer_event_elapsed_ms(xfer_event start, xfer_event end, flo
     after xfer's); for host, an opaque pointer that only identifies the event. NULL for an
     invalid handle (sets xfer_last_error). Valid until xfer_event_destroy. Thread-safe. */
 XFER_API void *xfer_event_native(xfer_event e);
+
+/* ------------------------------------------------ which path each copy took */
+
+/*
+ * Every copy call says how its bytes moved. A backend tags each copy it queues (a buffer copy,
+ * a raw copy, each entry of a batch) with exactly one path; a copy that goes in pieces (a
+ * staged copy's head through the driver, a copy straddling a registration) tags each piece
+ * with its own. The tags reach three places, all per context:
+ *  - statistics (xfer_context_get_stats): per path, the copies, bytes and host time. Always on:
+ *    counting is a few relaxed atomic additions per call;
+ *  - a copy observer (xfer_set_copy_observer), or the built-in log of XFER_LOG=copies: one
+ *    record per path a call used, after the call queued its copies;
+ *  - the slow-path policy (xfer_context_set_slow_path, config key slow_path): a copy whose path
+ *    is slow (xfer_path_is_slow) is allowed, reported, or refused before anything is queued.
+ */
+
+/** How the bytes of one copy (or one piece of it) move. Values never change once released;
+    new paths are appended. */
+typedef enum xfer_copy_path {
+    /** The backend did not say (a plugin built for plugin ABI 1.3 or older). */
+    XFER_PATH_UNREPORTED = 0,
+    /** The CPU copies the bytes (memcpy): the host backend, and host-to-host copies. */
+    XFER_PATH_HOST_MEMCPY = 1,
+    /** A copy-engine DMA to or from page-locked memory: pinned buffers, ranges registered with
+        xfer_register, cudaHostAlloc memory. The fastest host<->device path. */
+    XFER_PATH_PINNED_DMA = 2,
+    /** A DMA over user memory that the registration cache had page-locked by an earlier copy. */
+    XFER_PATH_CACHED_REGISTRATION = 3,
+    /** User memory page-locked by this call (cudaHostRegister, kept in the registration cache),
+        then a DMA: the registration costs more than one copy and pays off on reuse. */
+    XFER_PATH_NEW_REGISTRATION = 4,
+    /** cudaMemcpyAsync of pageable memory: the driver stages it through its own small buffers on
+        one thread (on the H200 10-20 GB/s, a third of a DMA) and may wait for the stream. */
+    XFER_PATH_DRIVER_PAGEABLE = 5,
+    /** The pageable backend's staging engine: host threads copy through a page-locked arena while
+        the copy engine moves the chunks; the call returns once queued (staging = async). */
+    XFER_PATH_STAGED = 6,
+    /** The staging engine with staging = sync: the call returns once the user's memory was read
+        (to the device) or written (to the host). */
+    XFER_PATH_STAGED_SYNC = 7,
+    /** Small copies of a batch packed together: gathered into a page-locked slot, one DMA, then
+        scattered on the device by a kernel (or the reverse to the host). */
+    XFER_PATH_PACKED = 8,
+    /** Device memory to device memory of one device (the copy engine). */
+    XFER_PATH_DEVICE_COPY = 9,
+    /** Device memory of one device to another's (cudaMemcpyPeerAsync). */
+    XFER_PATH_PEER = 10,
+    /** Managed memory migrated to where it is wanted (cudaMemPrefetchAsync). */
+    XFER_PATH_MANAGED_MIGRATE = 11,
+    /** Managed memory moved to the host through a device or page-locked slot (the managed
+        backend's to_host = dma and staged methods). */
+    XFER_PATH_MANAGED_STAGED = 12,
+    /** The driver copies managed memory (cudaMemcpyAsync on a managed pointer), faulting or
+        migrating pages as it goes. */
+    XFER_PATH_MANAGED_COPY = 13,
+    /** Zero-copy: nothing moves; the device reaches the (mapped) host memory over the bus when it
+        uses it. */
+    XFER_PATH_MAPPED = 14,
+    XFER_PATH_COUNT = 15, /**< number of paths of this version of xfer.h */
+    XFER_COPY_PATH_FORCE_INT32 = 0x7fffffff
+} xfer_copy_path;
+
+/** Why a copy took its path. */
+typedef enum xfer_path_reason {
+    /** The path of this memory: nothing else applies (a pinned buffer's DMA, device memory, ...). */
+    XFER_REASON_MEMORY = 0,
+    /** Smaller than the size from which a faster path is measured (the pageable backend's
+        staged_min_bytes, the pinned backend's registration_min, batch_pack_max): the path taken
+        is the fastest one for this size. */
+    XFER_REASON_BELOW_CROSSOVER = 1,
+    /** The backend has no faster path for this memory (e.g. pageable memory on the managed or
+        zerocopy backend): register it, or use the pageable or pinned backend. */
+    XFER_REASON_NO_FASTER_PATH = 2,
+    /** The first copy of a range: the registration cache page-locks it for the copies to come. */
+    XFER_REASON_FIRST_USE = 3,
+    /** A range already in the registration cache. */
+    XFER_REASON_CACHE_HIT = 4,
+    /** The registration cache is at its limit (registration_cache) and could not make room. */
+    XFER_REASON_CACHE_FULL = 5,
+    /** cudaHostRegister refused the range (RLIMIT_MEMLOCK, a file mapping, ...). */
+    XFER_REASON_REGISTRATION_FAILED = 6,
+    /** A parameter chose it (staging = off or sync, registration_cache = 0, to_host = ...). */
+    XFER_REASON_CONFIGURED = 7,
+    /** The copy runs past the end of a registration made elsewhere: the unregistered part goes
+        on its own. */
+    XFER_REASON_SPLIT = 8,
+    XFER_REASON_COUNT = 9, /**< number of reasons of this version of xfer.h */
+    XFER_PATH_REASON_FORCE_INT32 = 0x7fffffff
+} xfer_path_reason;
+
+/** Copies smaller than this never count as slow: below it every path costs about the same. */
+#define XFER_SLOW_PATH_MIN_BYTES ((uint64_t)1 << 20)
+
+/** The name of a path ("pinned_dma", "staged", ...: the names xfer-tool and the log print), or
+    "unknown" for a value that is not an xfer_copy_path. Never NULL; static storage. */
+XFER_API const char *xfer_copy_path_name(xfer_copy_path path);
+/** The name of a reason ("below_crossover", "cache_full", ...), or "unknown". Never NULL. */
+XFER_API const char *xfer_path_reason_name(xfer_path_reason reason);
+/** What counts as slow, written once: 1 when `bytes` (one piece) taking `path` for `reason` is
+    slow, else 0. Slow: the driver's pageable copy and a new registration, for at least
+    XFER_SLOW_PATH_MIN_BYTES, unless the reason is XFER_REASON_BELOW_CROSSOVER (then the path
+    is the fastest one measured for that size). Pure; thread-safe. */
+XFER_API int xfer_path_is_slow(xfer_copy_path path, xfer_path_reason reason, uint64_t bytes);
+
+/** Per path, what a context's copies did. */
+typedef struct xfer_path_stats {
+    uint64_t copies;  /**< copies, batch entries and pieces that took the path */
+    uint64_t bytes;   /**< their bytes */
+    uint64_t host_ns; /**< host time inside the calls that queued them, nanoseconds (a call whose
+                           bytes took several paths shares its time among them by bytes) */
+} xfer_path_stats;
+
+/** The layout version of xfer_context_stats this xfer.h describes. */
+#define XFER_CONTEXT_STATS_VERSION 1u
+
+/** A context's statistics since xfer_open (or xfer_context_reset_stats). Size-prefixed: set
+    struct_size = sizeof(xfer_context_stats) before the call; a library newer than the caller's
+    header fills only the fields that fit, an older one only the fields it knows (version and
+    path_count say what was filled). Fields are appended, never moved. */
+typedef struct xfer_context_stats {
+    size_t struct_size;     /**< in: sizeof(xfer_context_stats) as the caller was built */
+    uint32_t version;       /**< out: XFER_CONTEXT_STATS_VERSION of the library */
+    uint32_t path_count;    /**< out: entries of paths[] filled (the library's XFER_PATH_COUNT, or
+                                 fewer when struct_size is smaller) */
+    uint64_t calls;         /**< copy calls that queued work (xfer_copy, xfer_copy_async,
+                                 xfer_memcpy_async, xfer_memcpy_batch_async, the peer copies) */
+    uint64_t slow_copies;   /**< pieces that took a slow path and were queued (policy allow or warn) */
+    uint64_t refused_calls; /**< calls refused with XFER_ERROR_SLOW_PATH (policy refuse) */
+    uint64_t registrations; /**< ranges page-locked: xfer_register and the registration cache */
+    uint64_t registered_bytes;
+    uint64_t registration_ns; /**< host time of those registrations, nanoseconds */
+    uint64_t unregistrations; /**< ranges unlocked: xfer_unregister, cache evictions, stale ranges */
+    uint64_t unregistered_bytes;
+    uint64_t unregistration_ns;             /**< host time of those, nanoseconds */
+    xfer_path_stats paths[XFER_PATH_COUNT]; /**< indexed by xfer_copy_path; kept last so it grows */
+} xfer_context_stats;
+
+/** Fills `stats` (see xfer_context_stats for struct_size). Counters of copies that run while it
+    reads may or may not be included; each copy is counted whole, with all its counters, once
+    it returns. Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT (stats
+    NULL, or struct_size smaller than offsetof(xfer_context_stats, calls)). Thread-safe; never
+    calls the backend. */
+XFER_API xfer_status xfer_context_get_stats(xfer_context ctx, xfer_context_stats *stats);
+
+/** Sets every counter of xfer_context_get_stats to 0. Copies running meanwhile may be counted
+    before or after the reset. Returns XFER_ERROR_INVALID_HANDLE. Thread-safe. */
+XFER_API xfer_status xfer_context_reset_stats(xfer_context ctx);
+
+/** One record per path a copy call used. Valid only during the observer's call. */
+typedef struct xfer_copy_record {
+    size_t struct_size;   /**< sizeof(xfer_copy_record) of the library; fields are appended */
+    xfer_context ctx;     /**< the context the copy is counted in (a peer copy: the stream's) */
+    xfer_stream stream;   /**< the stream it was queued on; NULL for xfer_copy (its own stream) */
+    const char *function; /**< the entry point, e.g. "xfer_memcpy_async" (static storage) */
+    xfer_copy_path path;
+    xfer_path_reason reason;
+    xfer_copy_kind kind; /**< the direction (a buffer copy: HOST_TO_DEVICE or DEVICE_TO_HOST) */
+    int slow;            /**< xfer_path_is_slow(path, reason, piece bytes) for a piece */
+    uint64_t copies;     /**< copies, entries or pieces of the call on this path */
+    uint64_t bytes;      /**< their bytes */
+    uint64_t host_ns;    /**< this path's share (by bytes) of the call's host time, ns */
+    uint64_t call_bytes; /**< all bytes of the call, on every path */
+} xfer_copy_record;
+
+/** Receives copy records. Runs on the thread that made the copy call, inside it, after the
+    copies were queued. It may call xfer functions, except those that release the context,
+    buffer or stream of the copy (they would wait for the call that runs the observer). */
+typedef void (*xfer_copy_observer_fn)(const xfer_copy_record *record, void *user_data);
+
+/** Installs `fn` (with `user_data`, handed back on each call) as ctx's copy observer, replacing
+    the previous one or the XFER_LOG=copies log; fn NULL removes it. Calls already running may
+    still report to the observer they found. With no observer the cost of a copy is one branch.
+    Returns XFER_ERROR_INVALID_HANDLE. Thread-safe. */
+XFER_API xfer_status xfer_set_copy_observer(xfer_context ctx, xfer_copy_observer_fn fn, void *user_data);
+
+/** What a context does with a copy that would take a slow path (xfer_path_is_slow). */
+typedef enum xfer_slow_path {
+    XFER_SLOW_PATH_ALLOW = 0,  /**< copy it (counted in slow_copies) */
+    XFER_SLOW_PATH_WARN = 1,   /**< copy it and report it: to the observer with slow = 1, or, with
+                                    no observer installed, as a line in the copy log (stderr, or
+                                    XFER_LOG_FILE) */
+    XFER_SLOW_PATH_REFUSE = 2, /**< queue nothing and return XFER_ERROR_SLOW_PATH */
+    XFER_SLOW_PATH_FORCE_INT32 = 0x7fffffff
+} xfer_slow_path;
+
+/** Sets ctx's slow-path policy (its default: the config key slow_path, XFER_SLOW_PATH, read at
+    xfer_open: allow | warn | refuse, default allow). Returns XFER_ERROR_INVALID_HANDLE,
+    XFER_ERROR_INVALID_ARGUMENT (policy not an xfer_slow_path). Thread-safe; calls already
+    running keep the policy they found. */
+XFER_API xfer_status xfer_context_set_slow_path(xfer_context ctx, xfer_slow_path policy);
+/** Sets *policy to ctx's slow-path policy. Returns XFER_ERROR_INVALID_HANDLE,
+    XFER_ERROR_INVALID_ARGUMENT (policy NULL). Thread-safe. */
+XFER_API xfer_status xfer_context_get_slow_path(xfer_context ctx, xfer_slow_path *policy);
 
 /* ------------------------------------------------- peer copies (several devices) */
 

@@ -21,6 +21,10 @@
  * crosses this boundary. Every entry may be called from several threads at once. An entry
  * must not call xfer_* functions (the public API) on the thread that called it: the core
  * holds that thread's handle lookups and object gates for the whole entry call.
+ *
+ * Paths (ABI 1.4): every copy entry tags each piece it queues with the path it takes, through
+ * core->take_path, before queuing it. Bytes the entry did not tag are counted by the core as
+ * XFER_PATH_UNREPORTED, so a plugin built for an older ABI still has every byte counted.
  */
 #ifndef XFER_XFER_BACKEND_H
 #define XFER_XFER_BACKEND_H
@@ -35,7 +39,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 3
+#define XFER_BACKEND_ABI_MINOR 4
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -53,6 +57,25 @@ typedef struct xfer_core_services {
     /** Sets the calling thread's xfer_last_error() message for the failure the entry is about
         to return. `message` is copied. */
     void (*set_error)(xfer_status status, const char *message);
+
+    /* --- ABI 1.4: which path each copy takes. A plugin checks struct_size before calling them
+           (an older core's struct ends before them: the plugin then reports nothing). --- */
+    /** Says how `copies` pieces of a copy call, `bytes` in all and the largest `largest_piece`
+        bytes, move: `path`, for `reason` (xfer.h: xfer_copy_path, xfer_path_reason). A copy
+        entry (buffer_copy_async, memcpy_async, memcpy_batch_async, memcpy_peer_async,
+        buffer_copy_peer_async) calls it on the thread that called the entry, once per path
+        (and reason) its copy takes, for every byte the call moves, before it queues anything
+        on that path; a call that finds a refusal after it queued pieces waits for them
+        before returning, as for any failure part-way. Returns XFER_SUCCESS, or
+        XFER_ERROR_SLOW_PATH with the message set when the context's slow-path policy refuses
+        the path: the entry then returns that status. Outside a copy entry it does nothing. */
+    xfer_status (*take_path)(xfer_copy_path path, xfer_path_reason reason, uint64_t copies, uint64_t bytes,
+                             uint64_t largest_piece);
+    /** Says that an entry page-locked (`unlocked` 0) or unlocked (1) a range of `bytes` bytes,
+        taking `ns` nanoseconds of host time: xfer_register and xfer_unregister, and the
+        registration cache's registrations, evictions and stale ranges. Called on the thread
+        that called the entry; outside an entry it does nothing. */
+    void (*note_registration)(int unlocked, uint64_t bytes, uint64_t ns);
 } xfer_core_services;
 
 /** A parameter a backend declares. The core maps it to the config-file key

@@ -3,6 +3,7 @@
 
 #include "engine_copy.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda {
 
@@ -42,6 +43,9 @@ xfer_status copy_between_views(const Buffer &b, xfer_direction dir, std::size_t 
 
 xfer_status dma_copy_between_views(const Context &, const Buffer &b, xfer_direction dir, std::size_t offset,
                                    std::size_t bytes, cudaStream_t stream) {
+    if (auto st = plugin::take_path(XFER_PATH_PINNED_DMA, XFER_REASON_MEMORY, bytes)) {
+        return st;
+    }
     return copy_between_views(b, dir, offset, bytes, stream, nullptr);
 }
 

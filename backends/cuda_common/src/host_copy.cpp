@@ -6,6 +6,7 @@
 #include "engine_copy.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda {
 
@@ -93,13 +94,26 @@ xfer_status refuse_pageable_while_capturing(cudaStream_t stream, std::size_t byt
 
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                           cudaStream_t stream, const char *what) noexcept {
+    // Without a hook the backend has no faster path for pageable memory (managed, zerocopy, or
+    // the pageable backend with staging = off, whose context then has no hook either).
+    xfer_path_reason reason = ctx.direct_pageable_reason(bytes);
     if (HostCopyHook *hook = ctx.host_copy_hook()) {
         bool taken = false;
+        // The hook reports its own path (staged) before it queues anything.
         const xfer_status st = hook->copy(device, host, bytes, dir, stream, &taken);
         if (taken || st != XFER_SUCCESS) {
             return st;
         }
+        reason = hook->declined_reason(bytes, dir);
     }
+    if (auto st = plugin::take_path(XFER_PATH_DRIVER_PAGEABLE, reason, bytes)) {
+        return st;
+    }
+    return copy_pageable_direct(ctx, device, host, bytes, dir, stream, what);
+}
+
+xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
+                                 cudaStream_t stream, const char *what) noexcept {
     if (dir == XFER_TO_DEVICE) {
         // The driver copies pageable memory into its own staging at call time: wait only if
         // earlier work on the stream may still be writing it.
@@ -113,6 +127,15 @@ xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::siz
     }
     return check(engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream),
                  "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);
+}
+
+xfer_copy_path path_of(Memory to, Memory from) noexcept {
+    if (to == Memory::managed || from == Memory::managed) return XFER_PATH_MANAGED_COPY;
+    if (to == Memory::device && from == Memory::device) return XFER_PATH_DEVICE_COPY;
+    if (to == Memory::device || from == Memory::device) {
+        return to == Memory::pageable || from == Memory::pageable ? XFER_PATH_DRIVER_PAGEABLE : XFER_PATH_PINNED_DMA;
+    }
+    return XFER_PATH_HOST_MEMCPY; // host to host: the driver copies on the host
 }
 
 } // namespace xfer::cuda

@@ -16,6 +16,7 @@
 #include "recent_extents.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
+#include <xfer_plugin/paths.hpp>
 
 // Copies are issued with the kind their classified pointers imply (engine_kind), and as
 // cudaMemcpyDefault where no explicit kind fits: with unified addressing (every 64-bit Linux CUDA
@@ -202,7 +203,8 @@ class BatchClassifier {
 // *apart, in batch order, and left out of *any_pageable and the routes (their route: engine).
 xfer_status check_pointers(void *const *dsts, const void *const *srcs, const size_t *sizes, size_t count,
                            xfer_copy_kind kind, bool *any_pageable, std::vector<size_t> *apart,
-                           const PackConfig *pack = nullptr, Route *routes = nullptr) {
+                           const PackConfig *pack = nullptr, Route *routes = nullptr,
+                           std::vector<xfer_copy_path> *paths = nullptr) {
     *any_pageable = false;
     BatchClassifier classify_entry;
     for (size_t i = 0; i < count; ++i) {
@@ -215,6 +217,9 @@ xfer_status check_pointers(void *const *dsts, const void *const *srcs, const siz
                         "cudaMemcpyBatchAsync(copy %zu of %zu: %zu bytes, %s): %s (%s <- %s); "
                         "nothing was queued",
                         i, count, sizes[i], kind_name(kind), why, memory_name(dst), memory_name(src));
+        }
+        if (paths != nullptr) {
+            paths->push_back(path_of(dst, src)); // its path if the copy engine takes it
         }
         if (dst_past_end || src_past_end) {
             apart->push_back(i);
@@ -252,6 +257,12 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
     }
     if (to == Memory::pageable && from == Memory::device) {
         return copy_pageable(c, const_cast<void *>(src), dst, bytes, XFER_TO_HOST, s, "pageable");
+    }
+    // Host to host, or managed memory: the driver's copy, with nothing faster for these memories.
+    const xfer_copy_path path = path_of(to, from);
+    if (auto st = plugin::take_path(
+            path, path == XFER_PATH_MANAGED_COPY ? XFER_REASON_MEMORY : XFER_REASON_NO_FASTER_PATH, bytes)) {
+        return st;
     }
     if (auto st = wait_before_pageable_copy(s)) {
         return st;
@@ -292,6 +303,13 @@ xfer_status copy_across_registrations(const Context &c, void *dst, const void *s
         return check(refused, "cudaMemcpyAsync(%zu bytes, %s): the host range runs past the memory it starts in", bytes,
                      kind_name(kind));
     }
+    // The pieces are planned first, so that every piece's path is taken before any is queued.
+    struct Piece {
+        std::size_t offset, bytes;
+        bool registered;
+    };
+    std::vector<Piece> pieces;
+    plugin::PathTally tally;
     for (std::size_t done = 0; done < bytes;) {
         unsigned char *p = host + done;
         std::size_t piece = std::min(registered_bytes_from(p), bytes - done);
@@ -304,24 +322,34 @@ xfer_status copy_across_registrations(const Context &c, void *dst, const void *s
                 piece += std::min(kPage, bytes - done - piece);
             }
         }
-        void *piece_dst = to_device ? static_cast<void *>(device + done) : static_cast<void *>(p);
-        const void *piece_src = to_device ? static_cast<const void *>(p) : static_cast<const void *>(device + done);
-        const Memory host_memory = registered ? Memory::pinned_host : Memory::pageable;
-        const Memory to = to_device ? Memory::device : host_memory;
-        const Memory from = to_device ? host_memory : Memory::device;
-        const xfer_status st = registered
-                                   ? check(cudaMemcpyAsync(piece_dst, piece_src, piece, engine_kind(to, from), s),
-                                           "cudaMemcpyAsync(%zu of %zu bytes, %s, a piece inside another registration)",
-                                           piece, bytes, kind_name(kind))
-                                   : copy_touching_pageable(c, piece_dst, piece_src, piece, kind, to, from, s);
+        pieces.push_back(Piece{done, piece, registered});
+        // The unregistered pieces go to the driver whatever the backend's pageable path: the
+        // split is rare, and each piece's size is set by someone else's registration.
+        tally.add(registered ? XFER_PATH_PINNED_DMA : XFER_PATH_DRIVER_PAGEABLE,
+                  registered ? XFER_REASON_MEMORY : XFER_REASON_SPLIT, piece);
+        done += piece;
+    }
+    if (auto st = tally.take_all()) {
+        return st;
+    }
+    for (const Piece &pc : pieces) {
+        unsigned char *p = host + pc.offset;
+        unsigned char *dev = device + pc.offset;
+        const xfer_status st =
+            pc.registered
+                ? check(cudaMemcpyAsync(to_device ? static_cast<void *>(dev) : static_cast<void *>(p),
+                                        to_device ? static_cast<const void *>(p) : static_cast<const void *>(dev),
+                                        pc.bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, s),
+                        "cudaMemcpyAsync(%zu of %zu bytes, %s, a piece inside another registration)", pc.bytes, bytes,
+                        kind_name(kind))
+                : copy_pageable_direct(c, dev, p, pc.bytes, to_device ? XFER_TO_DEVICE : XFER_TO_HOST, s, "pageable");
         if (st != XFER_SUCCESS) {
-            if (done != 0) {
+            if (pc.offset != 0) {
                 (void)cudaStreamSynchronize(s); // the pieces already queued finish first
                 (void)cudaGetLastError();
             }
             return st;
         }
-        done += piece;
     }
     return XFER_SUCCESS;
 }
@@ -383,12 +411,25 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     if (to == Memory::pageable || from == Memory::pageable) {
         return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
     }
-    const cudaError_t err = engine_copy(dst, src, bytes, engine_kind(to, from), s);
     const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
                              (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
+    const xfer_copy_path path = path_of(to, from);
+    // Between page-locked and device memory the driver may refuse the copy in one piece (a
+    // registration made elsewhere ends inside it): that copy goes in pieces, each taking its own
+    // path. So this path is taken once the driver queued the copy; PINNED_DMA is never slow,
+    // so no policy can refuse it, and taking it first would count split copies twice.
+    if (!host_device) {
+        if (auto st = plugin::take_path(path, XFER_REASON_MEMORY, bytes)) {
+            return st;
+        }
+    }
+    const cudaError_t err = engine_copy(dst, src, bytes, engine_kind(to, from), s);
     if (err == cudaErrorInvalidValue && host_device) {
         (void)cudaGetLastError(); // refused before anything was queued
         return copy_across_registrations(c, dst, src, bytes, kind, to == Memory::device, s, err);
+    }
+    if (host_device && err == cudaSuccess) {
+        return plugin::take_path(path, XFER_REASON_MEMORY, bytes);
     }
     return check(err, "cudaMemcpyAsync(%zu bytes, %s)", bytes, kind_name(kind));
 }
@@ -437,7 +478,9 @@ xfer_status captured_batch(const Context &c, void *const *dsts, const void *cons
                            size_t count, xfer_copy_kind kind, cudaStream_t s) {
     bool pageable = false;
     std::vector<size_t> apart;
-    if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &apart)) {
+    std::vector<xfer_copy_path> paths;
+    paths.reserve(count);
+    if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &apart, nullptr, nullptr, &paths)) {
         return st;
     }
     if (pageable || !apart.empty()) {
@@ -446,6 +489,13 @@ xfer_status captured_batch(const Context &c, void *const *dsts, const void *cons
             total += sizes[i];
         }
         return refuse_pageable_while_capturing(s, total, "a batch with pageable host memory");
+    }
+    plugin::PathTally tally;
+    for (size_t i = 0; i < count; ++i) {
+        tally.add(paths[i], XFER_REASON_MEMORY, sizes[i]);
+    }
+    if (auto st = tally.take_all()) {
+        return st;
     }
     return batch_on_engine(c, dsts, srcs, sizes, count, kind, false, s);
 }
@@ -478,15 +528,11 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
         bool pageable = false;
         std::vector<size_t> apart;
         std::vector<Route> routes(packing ? count : 0);
+        std::vector<xfer_copy_path> paths;
+        paths.reserve(count);
         if (auto st = check_pointers(dsts, srcs, sizes, count, kind, &pageable, &apart, packing ? &pack : nullptr,
-                                     packing ? routes.data() : nullptr)) {
+                                     packing ? routes.data() : nullptr, &paths)) {
             return st;
-        }
-        // Entries past a registration made elsewhere: each in pieces, as xfer_memcpy_async copies it.
-        for (size_t i : apart) {
-            if (auto st = copy_one(c, dsts[i], srcs[i], sizes[i], kind, s)) {
-                return st;
-            }
         }
         // The helpers of gathers during the call wake while the plan is made (host_copy_team.hpp);
         // none when earlier work on the stream may still write host memory (the gathers then run
@@ -500,6 +546,33 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
             team = c.packer->start_team(gather_bytes);
         }
         const BatchPlan plan = packing ? plan_batch(routes.data(), sizes, count, pack) : BatchPlan{};
+        // Every entry's path is taken before anything of the batch is queued; the entries past a
+        // registration made elsewhere (copied as xfer_memcpy_async would) take theirs below.
+        {
+            plugin::PathTally tally;
+            std::vector<bool> on_engine(packing ? count : 0, false);
+            for (size_t i : plan.engine) on_engine[i] = true;
+            for (size_t i = 0; i < count; ++i) {
+                if (std::binary_search(apart.begin(), apart.end(), i)) continue;
+                if (packing && !on_engine[i]) {
+                    tally.add(XFER_PATH_PACKED, XFER_REASON_BELOW_CROSSOVER, sizes[i]);
+                } else {
+                    // A batch's pageable entries go to the driver: no staging engine for them.
+                    const xfer_copy_path p = paths[i];
+                    tally.add(p, p == XFER_PATH_DRIVER_PAGEABLE ? XFER_REASON_NO_FASTER_PATH : XFER_REASON_MEMORY,
+                              sizes[i]);
+                }
+            }
+            if (auto st = tally.take_all()) {
+                return st;
+            }
+        }
+        // Entries past a registration made elsewhere: each in pieces, as xfer_memcpy_async copies it.
+        for (size_t i : apart) {
+            if (auto st = copy_one(c, dsts[i], srcs[i], sizes[i], kind, s)) {
+                return st;
+            }
+        }
         if (apart.empty() && (!packing || plan.engine.size() == count)) {
             return batch_on_engine(c, dsts, srcs, sizes, count, kind, pageable, s);
         }

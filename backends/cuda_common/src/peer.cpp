@@ -7,6 +7,7 @@
 #include "entries.hpp"
 #include "xfer_cuda/buffer.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda {
 namespace {
@@ -137,6 +138,9 @@ xfer_status peer_copy(const Context &dst_ctx, void *dst, const Context &src_ctx,
         return st;
     }
     if (auto st = ensure_peer_access(dst_ctx.device, src_ctx.device)) {
+        return st;
+    }
+    if (auto st = plugin::take_path(XFER_PATH_PEER, XFER_REASON_MEMORY, bytes)) {
         return st;
     }
     note_peer_stream(dst_ctx, stream_ctx.device);

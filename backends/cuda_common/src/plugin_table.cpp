@@ -8,6 +8,7 @@
 #include "entries.hpp"
 #include "known_memory.hpp"
 #include "xfer_cuda/backend.hpp"
+#include <xfer_plugin/paths.hpp>
 #include <xfer_plugin/table.hpp>
 
 namespace xfer::cuda {
@@ -92,7 +93,9 @@ xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfe
     // refuses every call (XFER_ERROR_BACKEND_UNAVAILABLE), the no-op copy of one memory included.
     return on_device("buffer_copy_async", ctx, [&](const Context &c) {
         if (s.copy_async == nullptr) {
-            return XFER_SUCCESS; // one memory, nothing to queue (see BufferStrategy::copy_async)
+            // One memory, nothing to queue (see BufferStrategy::copy_async): the device reads it
+            // over the bus when it uses it.
+            return plugin::take_path(XFER_PATH_MAPPED, XFER_REASON_MEMORY, bytes);
         }
         return s.copy_async(c, as_buffer(buf), dir, offset, bytes, static_cast<cudaStream_t>(stream));
     });

@@ -8,6 +8,7 @@
 #include "entries.hpp"
 #include "known_memory.hpp"
 #include "xfer_cuda/context.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda {
 
@@ -48,7 +49,11 @@ struct RegisterCall {
 
 xfer_status register_piece(void *user, char *start, std::size_t bytes) {
     const unsigned flags = static_cast<RegisterCall *>(user)->cuda_flags;
+    const plugin::HostTimer timer;
     const cudaError_t err = cudaHostRegister(start, bytes, flags);
+    if (err == cudaSuccess) {
+        plugin::note_registration(false, bytes, timer.ns());
+    }
     if (err == cudaErrorHostMemoryAlreadyRegistered) {
         (void)cudaGetLastError();
         return fail(XFER_ERROR_INVALID_STATE,
@@ -158,8 +163,10 @@ xfer_status HostRegistrations::remove(const Context &ctx, void *ptr) {
     // driver fall back to (or fault on) pageable memory mid-copy.
     xfer_status st = wait_for_queued_work(ctx);
     for (const Piece &p : range.pieces) {
+        const plugin::HostTimer timer;
         st = last_failure(st, check(cudaHostUnregister(p.start), "cudaHostUnregister(%p, %zu bytes)",
                                     static_cast<void *>(p.start), p.bytes));
+        plugin::note_registration(true, p.bytes, timer.ns());
     }
     return st;
 }

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 // The C++ layer on the host backend: bytes round-tripped and compared, errors carry status and
 // message, handles are move-only and released exactly once, objects keep their context open
-// after the Context variable is gone. Built as C++17 and as C++20.
+// after the Context variable is gone; which path each copy took (statistics, the observer, the
+// slow-path policy). Built as C++17 and as C++20.
+#include <atomic>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <numeric>
 #include <optional>
+#include <stdexcept>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -406,6 +412,338 @@ TEST(XferHpp, NativeEventsAndStreams) {
     } catch (const xfer::Error &e) {
         EXPECT_EQ(e.status(), XFER_ERROR_INVALID_HANDLE);
     }
+}
+
+// ------------------------------------------------------------ which path each copy took
+
+TEST(XferHppPaths, NamesOfPathsAndReasons) {
+    EXPECT_STREQ(xfer::path_name(XFER_PATH_HOST_MEMCPY), "host_memcpy");
+    EXPECT_STREQ(xfer::path_name(XFER_PATH_DRIVER_PAGEABLE), "driver_pageable");
+    EXPECT_STREQ(xfer::path_name(XFER_PATH_COUNT), "unknown");
+    EXPECT_STREQ(xfer::reason_name(XFER_REASON_CACHE_FULL), "cache_full");
+    EXPECT_STREQ(xfer::reason_name(XFER_REASON_MEMORY), "memory");
+    EXPECT_STREQ(xfer::reason_name(XFER_REASON_COUNT), "unknown");
+    EXPECT_TRUE(xfer::is_slow_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_NO_FASTER_PATH, XFER_SLOW_PATH_MIN_BYTES));
+    EXPECT_FALSE(
+        xfer::is_slow_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_NO_FASTER_PATH, XFER_SLOW_PATH_MIN_BYTES - 1));
+    EXPECT_FALSE(
+        xfer::is_slow_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_BELOW_CROSSOVER, 64 * XFER_SLOW_PATH_MIN_BYTES));
+    EXPECT_FALSE(xfer::is_slow_path(XFER_PATH_HOST_MEMCPY, XFER_REASON_MEMORY, 64 * XFER_SLOW_PATH_MIN_BYTES));
+}
+
+TEST(XferHppPaths, StatsCountEveryHostCopyExactlyAndReset) {
+    xfer::Context ctx = host_ctx();
+    xfer_context_stats st = ctx.stats();
+    EXPECT_EQ(st.struct_size, sizeof(xfer_context_stats));
+    EXPECT_EQ(st.version, XFER_CONTEXT_STATS_VERSION);
+    EXPECT_EQ(st.path_count, unsigned{XFER_PATH_COUNT});
+    EXPECT_EQ(st.calls, 0u);
+
+    xfer::Buffer buf(ctx, 4096);
+    xfer::Stream s(ctx);
+    std::memset(buf.host(), 0x3c, 4096);
+    for (int i = 0; i < 3; ++i) buf.copy_async(XFER_TO_DEVICE, s); // 3 x 4096
+    buf.copy(XFER_TO_HOST, 96, 1000);                              // 1000
+    std::vector<unsigned char> src(70000, 0x7e), dst(70000, 0);
+    ctx.memcpy_async(dst.data(), src.data(), 70000, XFER_COPY_HOST_TO_HOST, s);
+    ctx.memcpy_batch_async({dst.data(), dst.data() + 100}, {src.data(), src.data() + 100}, {10, 20},
+                           XFER_COPY_HOST_TO_HOST, s);
+    s.synchronize();
+    EXPECT_EQ(dst[69999], 0x7e);
+    EXPECT_EQ(buf.device()[4095], 0x3c);
+
+    st = ctx.stats();
+    EXPECT_EQ(st.calls, 6u);
+    EXPECT_EQ(st.paths[XFER_PATH_HOST_MEMCPY].copies, 3u + 1u + 1u + 2u); // the batch counts its entries
+    EXPECT_EQ(st.paths[XFER_PATH_HOST_MEMCPY].bytes, 3u * 4096u + 1000u + 70000u + 30u);
+    EXPECT_GT(st.paths[XFER_PATH_HOST_MEMCPY].host_ns, 0u);
+    for (int p = 0; p < XFER_PATH_COUNT; ++p) {
+        if (p == XFER_PATH_HOST_MEMCPY) continue;
+        EXPECT_EQ(st.paths[p].copies, 0u) << xfer::path_name(static_cast<xfer_copy_path>(p));
+        EXPECT_EQ(st.paths[p].bytes, 0u) << xfer::path_name(static_cast<xfer_copy_path>(p));
+    }
+    EXPECT_EQ(st.slow_copies, 0u);
+    EXPECT_EQ(st.refused_calls, 0u);
+
+    // Registrations are counted too (the host backend keeps bookkeeping only).
+    std::vector<double> data(3 * 512);
+    {
+        xfer::Registration reg = ctx.register_memory(data);
+        st = ctx.stats();
+        EXPECT_EQ(st.registrations, 1u);
+        EXPECT_EQ(st.registered_bytes, data.size() * sizeof(double));
+        EXPECT_EQ(st.unregistrations, 0u);
+    }
+    st = ctx.stats();
+    EXPECT_EQ(st.unregistrations, 1u);
+    EXPECT_EQ(st.unregistered_bytes, data.size() * sizeof(double));
+
+    ctx.reset_stats();
+    st = ctx.stats();
+    EXPECT_EQ(st.calls, 0u);
+    EXPECT_EQ(st.registrations, 0u);
+    EXPECT_EQ(st.unregistrations, 0u);
+    for (int p = 0; p < XFER_PATH_COUNT; ++p) {
+        EXPECT_EQ(st.paths[p].copies, 0u);
+        EXPECT_EQ(st.paths[p].bytes, 0u);
+        EXPECT_EQ(st.paths[p].host_ns, 0u);
+    }
+    buf.copy(XFER_TO_DEVICE, 0, 17);
+    st = ctx.stats();
+    EXPECT_EQ(st.calls, 1u);
+    EXPECT_EQ(st.paths[XFER_PATH_HOST_MEMCPY].bytes, 17u);
+}
+
+TEST(XferHppPaths, ObserverGetsOneRecordPerCallAndCanBeRemoved) {
+    xfer::Context ctx = host_ctx();
+    xfer::Buffer buf(ctx, 8192);
+    xfer::Stream s(ctx);
+    std::vector<xfer_copy_record> seen;
+    std::vector<std::string> functions;
+    ctx.set_copy_observer([&](const xfer_copy_record &r) {
+        seen.push_back(r);
+        functions.emplace_back(r.function);
+    });
+    buf.copy_async(XFER_TO_DEVICE, 0, 5000, s);
+    buf.copy(XFER_TO_HOST, 8, 100);
+    std::vector<unsigned char> src(300, 1), dst(300, 0);
+    ctx.memcpy_batch_async({dst.data(), dst.data() + 200}, {src.data(), src.data() + 200}, {150, 100},
+                           XFER_COPY_HOST_TO_HOST, s);
+    s.synchronize();
+    ASSERT_EQ(seen.size(), 3u);
+    EXPECT_EQ(functions[0], "xfer_copy_async");
+    EXPECT_EQ(seen[0].struct_size, sizeof(xfer_copy_record));
+    EXPECT_EQ(seen[0].ctx, ctx.get());
+    EXPECT_EQ(seen[0].stream, s.get());
+    EXPECT_EQ(seen[0].path, XFER_PATH_HOST_MEMCPY);
+    EXPECT_EQ(seen[0].reason, XFER_REASON_MEMORY);
+    EXPECT_EQ(seen[0].kind, XFER_COPY_HOST_TO_DEVICE);
+    EXPECT_EQ(seen[0].slow, 0);
+    EXPECT_EQ(seen[0].copies, 1u);
+    EXPECT_EQ(seen[0].bytes, 5000u);
+    EXPECT_EQ(seen[0].call_bytes, 5000u);
+    EXPECT_EQ(functions[1], "xfer_copy");
+    EXPECT_EQ(seen[1].stream, nullptr); // xfer_copy's own stream is no handle of the caller's
+    EXPECT_EQ(seen[1].kind, XFER_COPY_DEVICE_TO_HOST);
+    EXPECT_EQ(seen[1].bytes, 100u);
+    EXPECT_EQ(functions[2], "xfer_memcpy_batch_async");
+    EXPECT_EQ(seen[2].copies, 2u);
+    EXPECT_EQ(seen[2].bytes, 250u);
+    EXPECT_EQ(seen[2].kind, XFER_COPY_HOST_TO_HOST);
+    EXPECT_EQ(dst[299], 1);
+
+    ctx.set_copy_observer(nullptr);
+    buf.copy(XFER_TO_DEVICE);
+    EXPECT_EQ(seen.size(), 3u);
+    EXPECT_EQ(ctx.stats().calls, 4u); // the statistics go on without an observer
+    EXPECT_EQ(ctx.take_observer_exception(), nullptr);
+}
+
+// The context keeps the observer: a buffer whose Context variable is gone still reports to it.
+TEST(XferHppPaths, ObserverOutlivesTheContextVariable) {
+    auto bytes = std::make_shared<std::atomic<std::uint64_t>>(0);
+    std::optional<xfer::Buffer> buf;
+    xfer_context raw = nullptr;
+    {
+        xfer::Context ctx = host_ctx();
+        raw = ctx.get();
+        buf.emplace(ctx, 4096);
+        ctx.set_copy_observer([bytes](const xfer_copy_record &r) { *bytes += r.bytes; });
+    }
+    buf->copy(XFER_TO_DEVICE, 0, 1234);
+    buf->copy(XFER_TO_HOST, 0, 4096);
+    EXPECT_EQ(bytes->load(), 1234u + 4096u);
+    EXPECT_EQ(bytes.use_count(), 2); // ours and the observer's
+    buf.reset();                     // the last share: the context closes, the observer goes
+    EXPECT_FALSE(context_open(raw));
+    EXPECT_EQ(bytes.use_count(), 1);
+}
+
+TEST(XferHppPaths, AnExceptionOfTheObserverStaysOutOfTheCopy) {
+    xfer::Context ctx = host_ctx();
+    xfer::Buffer buf(ctx, 256);
+    int calls = 0;
+    ctx.set_copy_observer([&](const xfer_copy_record &r) {
+        ++calls;
+        throw std::runtime_error("observer saw " + std::to_string(r.bytes) + " bytes");
+    });
+    for (std::size_t i = 0; i < 256; ++i) buf.host()[i] = static_cast<unsigned char>(i);
+    buf.copy(XFER_TO_DEVICE, 0, 200); // does not throw: the copy itself succeeded
+    buf.copy(XFER_TO_DEVICE, 200, 56);
+    EXPECT_EQ(calls, 2);
+    for (std::size_t i = 0; i < 256; ++i) ASSERT_EQ(buf.device()[i], static_cast<unsigned char>(i)) << i;
+    EXPECT_EQ(ctx.stats().paths[XFER_PATH_HOST_MEMCPY].bytes, 256u);
+    std::exception_ptr e = ctx.take_observer_exception();
+    ASSERT_NE(e, nullptr);
+    try {
+        std::rethrow_exception(e);
+    } catch (const std::runtime_error &err) {
+        EXPECT_STREQ(err.what(), "observer saw 56 bytes"); // the latest
+    }
+    EXPECT_EQ(ctx.take_observer_exception(), nullptr); // taken once
+    // A throw of something that is no std::exception is caught as well.
+    ctx.set_copy_observer([](const xfer_copy_record &) { throw 42; });
+    buf.copy(XFER_TO_HOST);
+    e = ctx.take_observer_exception();
+    ASSERT_NE(e, nullptr);
+    try {
+        std::rethrow_exception(e);
+    } catch (int v) {
+        EXPECT_EQ(v, 42);
+    }
+}
+
+TEST(XferHppPaths, ObserverMayCopyAndReplaceItselfAndRunsOnEveryThread) {
+    xfer::Context ctx = host_ctx();
+    xfer::Buffer buf(ctx, 64);
+    int inner = 0;
+    int outer = 0;
+    // The observer copies (a call of its own, reported to the observer then current), then
+    // replaces itself: the replacement sees the next calls.
+    ctx.set_copy_observer([&](const xfer_copy_record &r) {
+        ++outer;
+        EXPECT_EQ(r.bytes, 64u);
+        ctx.set_copy_observer([&](const xfer_copy_record &r2) {
+            ++inner;
+            EXPECT_EQ(r2.bytes, 8u);
+        });
+        buf.copy(XFER_TO_HOST, 0, 8);
+    });
+    buf.copy(XFER_TO_DEVICE);
+    EXPECT_EQ(outer, 1);
+    EXPECT_EQ(inner, 1);
+    buf.copy(XFER_TO_HOST, 8, 8);
+    EXPECT_EQ(outer, 1);
+    EXPECT_EQ(inner, 2);
+    EXPECT_EQ(ctx.take_observer_exception(), nullptr);
+
+    constexpr int kThreads = 4, kCopies = 500;
+    std::atomic<std::uint64_t> records{0}, bytes{0};
+    ctx.set_copy_observer([&](const xfer_copy_record &r) {
+        records += r.copies;
+        bytes += r.bytes;
+    });
+    ctx.reset_stats();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+        threads.emplace_back([&] {
+            xfer::Buffer mine(ctx, 512);
+            for (int i = 0; i < kCopies; ++i) mine.copy(XFER_TO_DEVICE, 0, 1 + i % 512);
+        });
+    for (std::thread &t : threads) t.join();
+    std::uint64_t expect = 0;
+    for (int i = 0; i < kCopies; ++i) expect += 1 + i % 512;
+    EXPECT_EQ(records.load(), std::uint64_t{kThreads} * kCopies);
+    EXPECT_EQ(bytes.load(), kThreads * expect);
+    EXPECT_EQ(ctx.stats().paths[XFER_PATH_HOST_MEMCPY].bytes, kThreads * expect);
+}
+
+TEST(XferHppPaths, SlowPathPolicyIsSetAndRead) {
+    xfer::Context ctx = host_ctx();
+    EXPECT_EQ(ctx.slow_path(), XFER_SLOW_PATH_ALLOW);
+    ctx.set_slow_path(XFER_SLOW_PATH_REFUSE);
+    EXPECT_EQ(ctx.slow_path(), XFER_SLOW_PATH_REFUSE);
+    // The host backend's memcpy is never slow: strict mode refuses none of its copies.
+    xfer::Buffer buf(ctx, 4 * XFER_SLOW_PATH_MIN_BYTES);
+    std::memset(buf.host(), 0x11, buf.bytes());
+    buf.copy(XFER_TO_DEVICE);
+    EXPECT_EQ(buf.device()[buf.bytes() - 1], 0x11);
+    EXPECT_EQ(ctx.stats().refused_calls, 0u);
+    ctx.set_slow_path(XFER_SLOW_PATH_WARN);
+    EXPECT_EQ(ctx.slow_path(), XFER_SLOW_PATH_WARN);
+    try {
+        ctx.set_slow_path(static_cast<xfer_slow_path>(3));
+        FAIL() << "no exception";
+    } catch (const xfer::Error &e) {
+        EXPECT_EQ(e.status(), XFER_ERROR_INVALID_ARGUMENT);
+        EXPECT_EQ(std::string(e.what()).rfind("xfer_context_set_slow_path: XFER_ERROR_INVALID_ARGUMENT: ", 0), 0u)
+            << e.what();
+    }
+    EXPECT_EQ(ctx.slow_path(), XFER_SLOW_PATH_WARN); // unchanged
+    ctx.set_slow_path(XFER_SLOW_PATH_ALLOW);
+    EXPECT_EQ(ctx.slow_path(), XFER_SLOW_PATH_ALLOW);
+}
+
+TEST(XferHppPaths, AClosedContextRefusesEveryCall) {
+    xfer::Context ctx = host_ctx();
+    EXPECT_TRUE(ctx.close());
+    auto expect_invalid_handle = [](auto &&call, const char *what) {
+        try {
+            call();
+            ADD_FAILURE() << what << ": no exception";
+        } catch (const xfer::Error &e) {
+            EXPECT_EQ(e.status(), XFER_ERROR_INVALID_HANDLE) << what << ": " << e.what();
+        }
+    };
+    expect_invalid_handle([&] { (void)ctx.stats(); }, "stats");
+    expect_invalid_handle([&] { ctx.reset_stats(); }, "reset_stats");
+    expect_invalid_handle([&] { ctx.set_copy_observer([](const xfer_copy_record &) {}); }, "set_copy_observer");
+    expect_invalid_handle([&] { (void)ctx.take_observer_exception(); }, "take_observer_exception");
+    expect_invalid_handle([&] { ctx.set_slow_path(XFER_SLOW_PATH_REFUSE); }, "set_slow_path");
+    expect_invalid_handle([&] { (void)ctx.slow_path(); }, "slow_path");
+}
+
+// Strict mode refusing for real needs a backend with slow paths: the core tests' mock plugin that
+// reports them (a raw copy from 4 MiB goes half staged, half through the driver: slow), where
+// the build has it (CMake names its folder in XFER_TEST_MOCK_PATHS_DIR).
+TEST(XferHppPaths, RefuseThrowsSlowPathErrorAndCopiesNothing) {
+#ifndef XFER_TEST_MOCK_PATHS_DIR
+    GTEST_SKIP() << "this build has no mock plugin with slow paths (tests/core/mock_plugins)";
+#else
+    const char *dir = XFER_TEST_MOCK_PATHS_DIR;
+    const char *old = std::getenv("XFER_PLUGIN_PATH");
+    const std::optional<std::string> saved = old ? std::optional<std::string>(old) : std::nullopt;
+    ASSERT_EQ(setenv("XFER_PLUGIN_PATH", dir, 1), 0);
+    std::optional<xfer::Context> opened;
+    try {
+        opened.emplace("mockpaths", 0);
+    } catch (const xfer::Error &e) {
+        ADD_FAILURE() << e.what();
+    }
+    if (saved) {
+        setenv("XFER_PLUGIN_PATH", saved->c_str(), 1);
+    } else {
+        unsetenv("XFER_PLUGIN_PATH");
+    }
+    ASSERT_TRUE(opened.has_value());
+    xfer::Context &ctx = *opened;
+    xfer::Stream s(ctx);
+    const std::size_t big = 8 * XFER_SLOW_PATH_MIN_BYTES;
+    std::vector<unsigned char> src(big, 0x5a), dst(big, 0);
+    std::vector<xfer_copy_record> seen;
+    ctx.set_copy_observer([&](const xfer_copy_record &r) { seen.push_back(r); });
+    ctx.set_slow_path(XFER_SLOW_PATH_REFUSE);
+    try {
+        ctx.memcpy_async(dst.data(), src.data(), big, XFER_COPY_HOST_TO_DEVICE, s);
+        FAIL() << "no exception";
+    } catch (const xfer::Error &e) {
+        EXPECT_EQ(e.status(), XFER_ERROR_SLOW_PATH);
+        const std::string what = e.what();
+        EXPECT_EQ(what.rfind("xfer_memcpy_async: XFER_ERROR_SLOW_PATH: ", 0), 0u) << what;
+        EXPECT_NE(what.find("driver_pageable"), std::string::npos) << what;
+    }
+    EXPECT_EQ(dst[0], 0);
+    EXPECT_EQ(dst[big - 1], 0);
+    EXPECT_TRUE(seen.empty());
+    xfer_context_stats st = ctx.stats();
+    EXPECT_EQ(st.refused_calls, 1u);
+    EXPECT_EQ(st.calls, 0u);
+    // Allowed, the same copy goes, counted as slow, and the observer hears of its two pieces.
+    ctx.set_slow_path(XFER_SLOW_PATH_ALLOW);
+    ctx.memcpy_async(dst.data(), src.data(), big, XFER_COPY_HOST_TO_DEVICE, s);
+    s.synchronize();
+    EXPECT_EQ(dst[big - 1], 0x5a);
+    ASSERT_EQ(seen.size(), 2u);
+    EXPECT_EQ(seen[0].path, XFER_PATH_STAGED);
+    EXPECT_EQ(seen[1].path, XFER_PATH_DRIVER_PAGEABLE);
+    EXPECT_EQ(seen[1].reason, XFER_REASON_NO_FASTER_PATH);
+    EXPECT_EQ(seen[1].slow, 1);
+    EXPECT_EQ(seen[1].bytes, big / 2);
+    st = ctx.stats();
+    EXPECT_EQ(st.slow_copies, 1u);
+    EXPECT_EQ(st.paths[XFER_PATH_STAGED].bytes, big / 2);
+    EXPECT_EQ(st.paths[XFER_PATH_DRIVER_PAGEABLE].bytes, big / 2);
+#endif
 }
 
 } // namespace

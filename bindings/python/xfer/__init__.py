@@ -39,7 +39,10 @@ and JAX use xfer's device memory without a copy)::
 Failures of the library raise ``xfer.Error`` with ``.status`` (a ``Status``) and the library's
 message. ``ctx.register(array)`` page-locks memory the program owns (a NumPy array, any buffer)
 for fast copies and returns a ``Registration`` that unregisters at the end of a with-block;
-``ctx.registration_stats()`` reports the counters. Raw integer addresses go through
+``ctx.registration_stats()`` reports the counters. Which path each copy took: ``ctx.stats()``
+(per path: copies, bytes, host time), ``ctx.set_copy_observer(fn)`` (one ``CopyRecord`` per path
+of each copy call), ``ctx.slow_path = "refuse"`` (strict mode: a slow copy raises
+``xfer.SlowPathError``, nothing queued). Raw integer addresses go through
 ``ctx.memcpy_async`` (the expert path: nothing is checked or kept alive). The library is found
 through XFER_LIBRARY (a path to libxfer.so) or the dynamic loader (libxfer.so.1); when it is not
 found, the first call raises ``xfer.LibraryNotFoundError`` (an OSError) saying how to set them.
@@ -48,7 +51,9 @@ import atexit
 import collections
 import ctypes
 import enum
+import sys
 import threading
+import traceback
 import weakref
 from ctypes import byref, c_float, c_int, c_size_t, c_void_p
 
@@ -57,15 +62,16 @@ import numpy as np
 from . import _capi, _cuda, _dlpack
 from ._capi import LibraryNotFoundError, lib
 
-__all__ = ["Error", "LibraryNotFoundError", "Status", "Direction", "CopyKind", "DeviceKind", "ParamSource",
-           "AllocFlags", "EventFlags", "Caps", "RegisterFlags", "Context", "Buffer", "Stream", "Event", "DeviceView",
-           "Registration", "Transfer", "copy", "copy_async", "to_device", "to_host", "default_context", "version",
-           "backends", "params", "status_string", "last_error"]
+__all__ = ["Error", "SlowPathError", "LibraryNotFoundError", "Status", "Direction", "CopyKind", "DeviceKind",
+           "ParamSource", "AllocFlags", "EventFlags", "Caps", "RegisterFlags", "CopyPath", "PathReason", "SlowPath",
+           "CopyRecord", "Context", "Buffer", "Stream", "Event", "DeviceView", "Registration", "Transfer", "copy",
+           "copy_async", "to_device", "to_host", "default_context", "version", "backends", "params", "status_string",
+           "last_error", "path_name", "reason_name", "path_is_slow"]
 
 
-def _members(select, strip=None, extra=()):
+def _members(select, strip=None, extra=(), skip=()):
     strip = strip or select
-    out = {n[len(strip):]: v for n, v in vars(_capi).items() if n.startswith(select)}
+    out = {n[len(strip):]: v for n, v in vars(_capi).items() if n.startswith(select) and n not in skip}
     out.update({n[len("XFER_"):]: getattr(_capi, n) for n in extra})
     return out
 
@@ -81,6 +87,12 @@ AllocFlags = enum.IntFlag("AllocFlags", _members("XFER_ALLOC_"))
 EventFlags = enum.IntFlag("EventFlags", _members("XFER_EVENT_"))
 Caps = enum.IntFlag("Caps", _members("XFER_CAP_"))
 RegisterFlags = enum.IntFlag("RegisterFlags", _members("XFER_REGISTER_"))
+# The *_COUNT members say how many values this xfer.h knows; they name no path or reason.
+CopyPath = enum.IntEnum("CopyPath", _members("XFER_PATH_", skip=["XFER_PATH_COUNT"]))
+CopyPath.__doc__ = "xfer_copy_path: HOST_MEMCPY, PINNED_DMA, STAGED, ... (path_name() gives the lower-case names)."
+PathReason = enum.IntEnum("PathReason", _members("XFER_REASON_", skip=["XFER_REASON_COUNT"]))
+SlowPath = enum.IntEnum("SlowPath", _members("XFER_SLOW_PATH_", skip=["XFER_SLOW_PATH_MIN_BYTES"]))
+SlowPath.__doc__ = "xfer_slow_path: ALLOW, WARN, REFUSE (Context.slow_path takes and gives their lower-case names)."
 
 
 def _text(b):
@@ -110,12 +122,22 @@ class Error(Exception):
         super().__init__(f"{call}: {status_string(status)}" + (f": {message}" if message else ""))
 
 
+class SlowPathError(Error):
+    """XFER_ERROR_SLOW_PATH: the context's slow_path is "refuse" and the copy would have taken a
+    slow path; the message names the path and why. Nothing was queued: the destination is as it
+    was. An xfer.Error, so code that catches Error keeps working."""
+
+
+# Statuses that raise a subclass of Error; every other failure raises Error itself.
+_ERROR_CLASSES = {_capi.XFER_ERROR_SLOW_PATH: SlowPathError}
+
+
 def _check(status, call):
     if status != _capi.XFER_SUCCESS:
         detail = last_error()
         if detail.startswith(call + ": "):
             detail = detail[len(call) + 2:]
-        raise Error(status, call, detail)
+        raise _ERROR_CLASSES.get(status, Error)(status, call, detail)
 
 
 def _ready(status, call):
@@ -168,6 +190,70 @@ def params():
                     "value": _text(p.value), "default": _text(p.default_value), "help": _text(p.help),
                     "source": ParamSource(p.source)})
     return out
+
+
+def path_name(path):
+    """"host_memcpy", "pinned_dma", "staged", ... for a CopyPath (xfer_copy_path_name): the names
+    the copy log and xfer-tool print, and the keys of Context.stats()["paths"]; "unknown" for a
+    value that is no path."""
+    return _text(lib().xfer_copy_path_name(int(path)))
+
+
+def reason_name(reason):
+    """"memory", "below_crossover", "cache_full", ... for a PathReason (xfer_path_reason_name);
+    "unknown" for a value that is no reason."""
+    return _text(lib().xfer_path_reason_name(int(reason)))
+
+
+def path_is_slow(path, reason, nbytes):
+    """True when nbytes (one piece) taking path for reason counts as slow (xfer_path_is_slow):
+    the driver's pageable copy and a new registration, from XFER_SLOW_PATH_MIN_BYTES (1 MiB) on,
+    unless the reason is BELOW_CROSSOVER."""
+    nbytes = int(nbytes)
+    if not 0 <= nbytes < 1 << 64:
+        raise Error(_capi.XFER_ERROR_INVALID_SIZE, "xfer_path_is_slow", f"{nbytes} does not fit in uint64_t")
+    return bool(lib().xfer_path_is_slow(int(path), int(reason), nbytes))
+
+
+def _enum_or_int(kind, value):
+    try:
+        return kind(value)
+    except ValueError:  # a library newer than this binding: its value as it is
+        return value
+
+
+CopyRecord = collections.namedtuple("CopyRecord", [
+    "function", "path", "path_name", "reason", "reason_name", "kind", "slow", "copies", "bytes", "host_ns",
+    "call_bytes", "stream"])
+CopyRecord.__doc__ = """What a copy observer receives, once per path a copy call used (xfer_copy_record):
+function (the C entry point, e.g. "xfer_copy_async"), path (CopyPath) and path_name ("host_memcpy"),
+reason (PathReason) and reason_name ("memory"), kind (CopyKind: the direction), slow (bool), copies
+and bytes (of the call on this path), host_ns (this path's share of the call's host time),
+call_bytes (the whole call's bytes), stream (the C handle of the stream, as Stream.handle; None
+for a copy on the context's internal stream, Buffer.copy). A plain tuple: it stays valid after
+the observer returns."""
+
+_UnraisableArgs = collections.namedtuple("UnraisableHookArgs",
+                                         ["exc_type", "exc_value", "exc_traceback", "err_msg", "object"])
+
+
+def _report_unraisable(exc, err_msg, obj):
+    """Hands exc to sys.unraisablehook, as Python does with exceptions that no caller can catch
+    (finalisers, ctypes callbacks). The default hook accepts only the interpreter's own argument
+    type, so for it the same report is printed here."""
+    hook = sys.unraisablehook
+    args = _UnraisableArgs(type(exc), exc, exc.__traceback__, err_msg, obj)
+    if hook is not sys.__unraisablehook__:
+        try:
+            hook(args)
+            return
+        except Exception:  # a broken hook: fall back to what the default one prints
+            pass
+    try:
+        print(f"{err_msg}: {obj!r}", file=sys.stderr)
+        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+    except Exception:  # no stderr (a closed stream at exit): nothing left to report to
+        pass
 
 
 class _Handle:
@@ -273,6 +359,9 @@ class Context(_Handle):
         self._lock = threading.RLock()
         self._default_stream = None
         self._events = []  # free events for copies (XFER_EVENT_DISABLE_TIMING)
+        self._observer = None  # the program's callable
+        self._observer_cb = None  # the C function pointer over it: lives as long as this object
+        self._observer_error = None
         h = _capi.xfer_context()
         _check(lib().xfer_open(backend.encode() if backend else None, int(device), byref(h)), "xfer_open")
         super().__init__(h.value, None)
@@ -308,6 +397,9 @@ class Context(_Handle):
             self._default_stream = None
             wrapped = list(_wrapped_streams.pop(id(self), {}).values())
             self._events = []
+            if self._observer_cb is not None:  # nothing the closing does reaches Python any more
+                lib().xfer_set_copy_observer(self._h, None, None)
+                self._observer = None
         try:
             super().close()
         finally:
@@ -460,6 +552,112 @@ class Context(_Handle):
         stats = _capi.xfer_registration_stats()
         _check(lib().xfer_registration_get_stats(self.handle, byref(stats)), "xfer_registration_get_stats")
         return {name: getattr(stats, name) for name, _ in stats._fields_}
+
+    # ---- which path each copy took
+
+    def stats(self):
+        """What the context's copies did since it was opened or reset_stats() (xfer_context_get_stats),
+        as a dict: version, path_count, calls, slow_copies, refused_calls, registrations,
+        registered_bytes, registration_ns, unregistrations, unregistered_bytes, unregistration_ns,
+        and "paths": {path_name: {"copies", "bytes", "host_ns"}} for the paths that were taken
+        (copies or bytes not 0) only, so an absent path took nothing: use
+        stats()["paths"].get("staged") or look the name up with "in". Times in nanoseconds."""
+        stats = _capi.xfer_context_stats()
+        stats.struct_size = ctypes.sizeof(stats)
+        _check(lib().xfer_context_get_stats(self.handle, byref(stats)), "xfer_context_get_stats")
+        out = {name: getattr(stats, name) for name, _ in stats._fields_ if name not in ("struct_size", "paths")}
+        paths = {}
+        for i in range(min(stats.path_count, _capi.XFER_PATH_COUNT)):
+            p = stats.paths[i]
+            if p.copies or p.bytes:
+                paths[path_name(i)] = {"copies": p.copies, "bytes": p.bytes, "host_ns": p.host_ns}
+        out["paths"] = paths
+        return out
+
+    def reset_stats(self):
+        """Sets every counter of stats() to 0 (xfer_context_reset_stats)."""
+        _check(lib().xfer_context_reset_stats(self.handle), "xfer_context_reset_stats")
+
+    def set_copy_observer(self, fn):
+        """Calls fn(record) with a CopyRecord for each path of each copy call of this context, on
+        the thread that made the call, inside it (xfer_set_copy_observer); replaces the previous
+        observer (and the XFER_LOG=copies log). None removes it. fn may copy and read stats(); it
+        must not close the copy's context, buffer or stream.
+
+        An exception fn raises does not reach the library nor the copy call (the copy went ahead):
+        it goes to sys.unraisablehook ("Exception ignored in xfer copy observer", as Python reports
+        exceptions of finalisers), and take_observer_error() returns the latest one. The context
+        keeps fn and the C callback over it until it is closed."""
+        if fn is not None and not callable(fn):
+            raise TypeError(f"set_copy_observer: {type(fn).__name__} is not callable (pass a function or None)")
+        with self._lock:
+            h = self.handle
+            if fn is None:
+                _check(lib().xfer_set_copy_observer(h, None, None), "xfer_set_copy_observer")
+                self._observer = None
+                return
+            if self._observer_cb is None:
+                self._observer_cb = _capi.xfer_copy_observer_fn(self._make_trampoline())
+            self._observer = fn
+            _check(lib().xfer_set_copy_observer(h, self._observer_cb, None), "xfer_set_copy_observer")
+
+    def take_observer_error(self):
+        """The latest exception the copy observer raised since the last call, or None; clears it."""
+        with self._lock:
+            e, self._observer_error = self._observer_error, None
+        return e
+
+    def _make_trampoline(self):
+        # A weak reference: the callback must not keep its context alive (the context keeps it).
+        ref = weakref.ref(self)
+
+        def trampoline(record, _user_data):
+            ctx = ref()
+            fn = ctx._observer if ctx is not None else None
+            if fn is None:  # removed while this call was on its way
+                return
+            try:
+                r = record.contents
+                fn(CopyRecord(function=_text(r.function), path=_enum_or_int(CopyPath, r.path),
+                              path_name=path_name(r.path), reason=_enum_or_int(PathReason, r.reason),
+                              reason_name=reason_name(r.reason), kind=_enum_or_int(CopyKind, r.kind),
+                              slow=bool(r.slow), copies=r.copies, bytes=r.bytes, host_ns=r.host_ns,
+                              call_bytes=r.call_bytes, stream=r.stream or None))
+            except BaseException as e:  # nothing may unwind into the C library
+                ctx._observer_error = e
+                _report_unraisable(e, "Exception ignored in xfer copy observer", fn)
+
+        return trampoline
+
+    _SLOW_PATH_NAMES = {SlowPath.ALLOW: "allow", SlowPath.WARN: "warn", SlowPath.REFUSE: "refuse"}
+
+    @property
+    def slow_path(self):
+        """The slow-path policy, "allow", "warn" or "refuse" (xfer_context_get_slow_path; at open:
+        the config key slow_path / XFER_SLOW_PATH, default "allow"). Set it to one of those names
+        or a SlowPath (xfer_context_set_slow_path): "warn" reports slow copies (to the observer
+        with record.slow, else the copy log on stderr / XFER_LOG_FILE), "refuse" makes a copy that
+        would take a slow path raise SlowPathError with nothing queued. Another value raises
+        xfer.Error (INVALID_ARGUMENT) and changes nothing."""
+        policy = _capi.xfer_slow_path()
+        _check(lib().xfer_context_get_slow_path(self.handle, byref(policy)), "xfer_context_get_slow_path")
+        return self._SLOW_PATH_NAMES.get(policy.value, str(policy.value))
+
+    @slow_path.setter
+    def slow_path(self, policy):
+        if isinstance(policy, str):
+            by_name = {v: k for k, v in self._SLOW_PATH_NAMES.items()}
+            if policy.lower() not in by_name:
+                raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, "xfer_context_set_slow_path",
+                            f"{policy!r} is not a slow-path policy (allow, warn or refuse)")
+            policy = by_name[policy.lower()]
+        elif isinstance(policy, bool) or not isinstance(policy, int):
+            raise TypeError(f"slow_path: {type(policy).__name__} is not a policy (\"allow\", \"warn\", \"refuse\" "
+                            "or an xfer.SlowPath)")
+        elif not -(1 << 31) <= policy < 1 << 31:  # ctypes would wrap it into a valid value
+            raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, "xfer_context_set_slow_path",
+                        f"{policy} is not an xfer_slow_path")
+        _check(lib().xfer_context_set_slow_path(self.handle, int(policy)), "xfer_context_set_slow_path")
 
 
 class Registration(_Handle):

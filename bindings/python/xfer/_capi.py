@@ -8,7 +8,7 @@ one line to FUNCTIONS (bindings/check_coverage.py fails CI until you do).
 import ctypes
 import os
 import threading
-from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint64, c_void_p
+from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint32, c_uint64, c_void_p
 
 # --------------------------------------------------------------------------- constants
 # Names and values exactly as in xfer.h (the coverage check compares both).
@@ -33,6 +33,7 @@ XFER_ERROR_CONFIG = 12
 XFER_ERROR_BACKEND = 13
 XFER_ERROR_INVALID_STATE = 14
 XFER_ERROR_INTERNAL = 15
+XFER_ERROR_SLOW_PATH = 16
 
 # enum xfer_direction
 XFER_TO_DEVICE = 1
@@ -53,6 +54,43 @@ XFER_DEVICE_KIND_CUDA = 1
 XFER_PARAM_DEFAULT = 0
 XFER_PARAM_FILE = 1
 XFER_PARAM_ENV = 2
+
+# enum xfer_copy_path
+XFER_PATH_UNREPORTED = 0
+XFER_PATH_HOST_MEMCPY = 1
+XFER_PATH_PINNED_DMA = 2
+XFER_PATH_CACHED_REGISTRATION = 3
+XFER_PATH_NEW_REGISTRATION = 4
+XFER_PATH_DRIVER_PAGEABLE = 5
+XFER_PATH_STAGED = 6
+XFER_PATH_STAGED_SYNC = 7
+XFER_PATH_PACKED = 8
+XFER_PATH_DEVICE_COPY = 9
+XFER_PATH_PEER = 10
+XFER_PATH_MANAGED_MIGRATE = 11
+XFER_PATH_MANAGED_STAGED = 12
+XFER_PATH_MANAGED_COPY = 13
+XFER_PATH_MAPPED = 14
+XFER_PATH_COUNT = 15
+
+# enum xfer_path_reason
+XFER_REASON_MEMORY = 0
+XFER_REASON_BELOW_CROSSOVER = 1
+XFER_REASON_NO_FASTER_PATH = 2
+XFER_REASON_FIRST_USE = 3
+XFER_REASON_CACHE_HIT = 4
+XFER_REASON_CACHE_FULL = 5
+XFER_REASON_REGISTRATION_FAILED = 6
+XFER_REASON_CONFIGURED = 7
+XFER_REASON_SPLIT = 8
+XFER_REASON_COUNT = 9
+
+# enum xfer_slow_path
+XFER_SLOW_PATH_ALLOW = 0
+XFER_SLOW_PATH_WARN = 1
+XFER_SLOW_PATH_REFUSE = 2
+XFER_SLOW_PATH_MIN_BYTES = 1048576
+XFER_CONTEXT_STATS_VERSION = 1
 
 # flags
 XFER_ALLOC_DEFAULT = 0x0
@@ -75,6 +113,9 @@ xfer_direction = c_int
 xfer_copy_kind = c_int
 xfer_device_kind = c_int
 xfer_param_source = c_int
+xfer_copy_path = c_int
+xfer_path_reason = c_int
+xfer_slow_path = c_int
 xfer_context = c_void_p
 xfer_buffer = c_void_p
 xfer_stream = c_void_p
@@ -113,7 +154,26 @@ class xfer_registration_stats(Structure):
                 ("cache_bytes", c_uint64), ("cache_limit_bytes", c_uint64)]
 
 
+class xfer_path_stats(Structure):
+    _fields_ = [("copies", c_uint64), ("bytes", c_uint64), ("host_ns", c_uint64)]
+
+
+class xfer_context_stats(Structure):
+    _fields_ = [("struct_size", c_size_t), ("version", c_uint32), ("path_count", c_uint32), ("calls", c_uint64),
+                ("slow_copies", c_uint64), ("refused_calls", c_uint64), ("registrations", c_uint64),
+                ("registered_bytes", c_uint64), ("registration_ns", c_uint64), ("unregistrations", c_uint64),
+                ("unregistered_bytes", c_uint64), ("unregistration_ns", c_uint64),
+                ("paths", xfer_path_stats * XFER_PATH_COUNT)]
+
+
+class xfer_copy_record(Structure):
+    _fields_ = [("struct_size", c_size_t), ("ctx", xfer_context), ("stream", xfer_stream), ("function", c_char_p),
+                ("path", xfer_copy_path), ("reason", xfer_path_reason), ("kind", xfer_copy_kind), ("slow", c_int),
+                ("copies", c_uint64), ("bytes", c_uint64), ("host_ns", c_uint64), ("call_bytes", c_uint64)]
+
+
 P = POINTER
+xfer_copy_observer_fn = ctypes.CFUNCTYPE(None, P(xfer_copy_record), c_void_p)
 # --------------------------------------------------------------------------- functions
 # name: (restype, argtypes) -- one line per xfer.h function, in the header's order.
 FUNCTIONS = {
@@ -155,6 +215,16 @@ FUNCTIONS = {
     "xfer_event_query": (xfer_status, [xfer_event]),
     "xfer_event_elapsed_ms": (xfer_status, [xfer_event, xfer_event, P(c_float)]),
     "xfer_event_native": (c_void_p, [xfer_event]),
+    "xfer_copy_path_name": (c_char_p, [xfer_copy_path]),
+    "xfer_path_reason_name": (c_char_p, [xfer_path_reason]),
+    "xfer_path_is_slow": (c_int, [xfer_copy_path, xfer_path_reason, c_uint64]),
+    "xfer_context_get_stats": (xfer_status, [xfer_context, P(xfer_context_stats)]),
+    "xfer_context_reset_stats": (xfer_status, [xfer_context]),
+    # fn as c_void_p: it takes an xfer_copy_observer_fn object and None (NULL: removes the
+    # observer), which an argtype of the CFUNCTYPE itself would refuse.
+    "xfer_set_copy_observer": (xfer_status, [xfer_context, c_void_p, c_void_p]),
+    "xfer_context_set_slow_path": (xfer_status, [xfer_context, xfer_slow_path]),
+    "xfer_context_get_slow_path": (xfer_status, [xfer_context, P(xfer_slow_path)]),
     "xfer_memcpy_peer_async": (xfer_status, [xfer_context, c_void_p, xfer_context, c_void_p, c_size_t, xfer_stream]),
     "xfer_copy_peer_async": (xfer_status, [xfer_buffer, c_size_t, xfer_buffer, c_size_t, c_size_t, xfer_stream]),
     "xfer_device_can_access_peer": (xfer_status, [xfer_context, xfer_context, P(c_int)]),

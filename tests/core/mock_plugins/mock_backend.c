@@ -17,6 +17,10 @@
  *                        3: its entry point raises SIGSEGV (the core must survive all three)
  *   MOCK_PEER            with MOCK_FULL: the peer-copy entries of plugin ABI 1.2 too (and NULL
  *                        registration entries unless MOCK_REGISTER)
+ *   MOCK_PATHS           with MOCK_FULL: reports the path of every copy (plugin ABI 1.4): buffer
+ *                        copies pinned_dma; raw copies below 4 MiB driver_pageable (below the
+ *                        crossover), from 4 MiB two pieces, the first half staged and the second
+ *                        half driver_pageable (no faster path: slow); registrations noted
  * Memory is plain host memory; work runs synchronously, which keeps stream order trivially.
  * xfer_mock_live_objects() and xfer_mock_calls() let tests check that the core releases
  * everything and validates arguments before it calls a backend.
@@ -237,9 +241,27 @@ static xfer_status mock_device_info(void *ctx, xfer_device_info *info) {
     return XFER_SUCCESS;
 }
 
+#ifdef MOCK_PATHS
+#define MOCK_SPLIT_BYTES ((size_t)4 << 20)
+/* Every piece is taken before anything is copied: a refusal leaves the destination untouched. */
+static xfer_status mock_take_raw_paths(size_t bytes) {
+    if (bytes < MOCK_SPLIT_BYTES) {
+        return g_core->take_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_BELOW_CROSSOVER, 1, bytes, bytes);
+    }
+    const size_t head = bytes / 2;
+    xfer_status st = g_core->take_path(XFER_PATH_STAGED, XFER_REASON_MEMORY, 1, head, head);
+    if (st != XFER_SUCCESS) return st;
+    return g_core->take_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_NO_FASTER_PATH, 1, bytes - head, bytes - head);
+}
+#endif
+
 static xfer_status mock_buffer_copy_async(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
                                           void *stream) {
     counted();
+#ifdef MOCK_PATHS
+    xfer_status taken = g_core->take_path(XFER_PATH_PINNED_DMA, XFER_REASON_MEMORY, 1, bytes, bytes);
+    if (taken != XFER_SUCCESS) return taken;
+#endif
     (void)ctx;
     (void)stream;
     mock_buf *b = buf;
@@ -253,6 +275,10 @@ static xfer_status mock_buffer_copy_async(void *ctx, void *buf, xfer_direction d
 static xfer_status mock_memcpy_async(void *ctx, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
                                      void *stream) {
     counted();
+#ifdef MOCK_PATHS
+    xfer_status taken = mock_take_raw_paths(bytes);
+    if (taken != XFER_SUCCESS) return taken;
+#endif
     (void)kind;
     (void)stream;
     memmove(dst, src, bytes);
@@ -379,6 +405,9 @@ static xfer_status mock_register_memory(void *ctx, void *ptr, size_t bytes, unsi
     (void)bytes;
     (void)flags;
     atomic_fetch_add(&g_registered_ranges, 1);
+#ifdef MOCK_PATHS
+    g_core->note_registration(0, bytes, 1000); /* a fixed "host time" the test can check */
+#endif
     return XFER_SUCCESS;
 }
 
@@ -387,6 +416,9 @@ static xfer_status mock_unregister_memory(void *ctx, void *ptr) {
     (void)ctx;
     (void)ptr;
     atomic_fetch_sub(&g_registered_ranges, 1);
+#ifdef MOCK_PATHS
+    g_core->note_registration(1, 4096, 500);
+#endif
     return XFER_SUCCESS;
 }
 

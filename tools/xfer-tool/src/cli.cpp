@@ -133,6 +133,9 @@ po::options_description run_description(const char *command) {
         "quick", po::bool_switch(), quick_help().c_str())("samples", po::bool_switch(),
                                                           "JSON: every figure carries its raw samples")(
         "long", po::bool_switch(), "table: bandwidth as one row per figure and size (default: one row per size)")(
+        "log-copies", po::bool_switch(),
+        "print one line per copy call and path on stderr, as the library's copy log writes it (XFER_LOG=copies): "
+        "the call, direction, path, why that path, copies, bytes, host time; no progress indicator")(
         "quiet,q", po::bool_switch(),
         "no progress indicator (it shows only when stderr is a terminal)")("help,h", "show this help");
     return d;
@@ -329,6 +332,7 @@ Invocation parse_run(const std::vector<std::string> &args, Command command) {
     o.samples = vm["samples"].as<bool>();
     o.long_table = vm["long"].as<bool>();
     o.quiet = vm["quiet"].as<bool>();
+    o.log_copies = vm["log-copies"].as<bool>();
     o.config = inv.config;
     o.workflows = resolve_workflows(vm.count("workflow") ? vm["workflow"].as<std::vector<std::string>>()
                                                          : std::vector<std::string>{},

@@ -6,6 +6,7 @@
 #include <optional>
 #include <tuple>
 
+#include "copy_paths.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
 
@@ -146,9 +147,44 @@ void write_comparison(std::ostream &out, const Report &report) {
             verdict.push_back(it == verdicts[w].end() ? "" : it->second);
         }
         table.add_row(verdict);
+        // Which path did most of the work: the reason behind a backend's figures.
+        std::vector<std::string> paths_row = {w, "paths", "", ""};
+        for (const std::string &b : backends) {
+            auto it = std::find_if(report.results.begin(), report.results.end(),
+                                   [&](const WorkflowResult &r) { return r.workflow == w && r.backend == b; });
+            paths_row.push_back(it == report.results.end() ? "" : top_paths_text(it->paths, 1));
+        }
+        table.add_row(paths_row);
     }
-    out << "== comparison (medians; n/a: nothing to measure on that backend)\n";
+    out << "== comparison (medians; n/a: nothing to measure on that backend; paths: the path that moved the most "
+           "bytes)\n";
     table.print(out, "   ");
+    out << "\n== paths (every workflow's copies, by bytes)\n";
+    for (const std::string &b : backends) {
+        PathBreakdown sum;
+        for (const WorkflowResult &r : report.results) {
+            if (r.backend != b || !r.paths.measured) continue;
+            sum.measured = true;
+            for (const PathUse &p : r.paths.paths) sum.add(p);
+            sum.slow_copies += r.paths.slow_copies;
+            sum.registrations += r.paths.registrations;
+        }
+        out << "   " << b << ": ";
+        if (!sum.measured) {
+            out << "not measured (the backend did not open)\n";
+            continue;
+        }
+        out << top_paths_text(sum, 3);
+        if (!sum.paths.empty()) {
+            const std::uint64_t copies = sum.copies();
+            out << " (" << format_size(sum.bytes()) << " in " << copies << (copies == 1 ? " copy" : " copies");
+            if (sum.slow_copies) out << "; " << sum.slow_copies << " slow";
+            if (sum.registrations)
+                out << "; " << sum.registrations << (sum.registrations == 1 ? " registration" : " registrations");
+            out << ")";
+        }
+        out << '\n';
+    }
     out << "\n== recommendations\n";
     for (const Recommendation &rec : report.recommendations)
         out << "   " << rec.pattern << ": " << (rec.backend.empty() ? "no recommendation" : rec.backend) << " ("

@@ -39,6 +39,28 @@ struct DeviceSummary {
     int buffer_numa_node = -1;   // where the backend's host memory landed (move_pages), -1 when unknown
 };
 
+// How the bytes of one path moved, as xfer_context_get_stats counts them (xfer.h, "which path
+// each copy took").
+struct PathUse {
+    std::string path;         // xfer_copy_path_name: "pinned_dma", "staged", "host_memcpy", ...
+    std::uint64_t copies = 0; // copies, batch entries and pieces
+    std::uint64_t bytes = 0;
+    std::uint64_t host_ns = 0; // host time inside the calls that queued them
+};
+
+// Every copy a workflow made on its backend, by path: the statistics of its context(s), reset
+// before the workflow and read after it.
+struct PathBreakdown {
+    bool measured = false;           // false: no statistics (the backend did not open)
+    std::vector<PathUse> paths;      // the paths that moved something, most bytes first
+    std::uint64_t slow_copies = 0;   // pieces that took a slow path (xfer_path_is_slow)
+    std::uint64_t registrations = 0; // ranges page-locked (xfer_register, the registration cache)
+
+    void add(const PathUse &use); // sums into the entry of use.path, keeping most bytes first
+    std::uint64_t copies() const;
+    std::uint64_t bytes() const;
+};
+
 struct WorkflowResult {
     std::string workflow;
     std::string backend;
@@ -47,6 +69,7 @@ struct WorkflowResult {
     std::vector<Figure> figures;
     Verification verification;
     std::string error; // set when the workflow stopped on a failed call
+    PathBreakdown paths;
 
     bool ok() const { return error.empty() && verification.state == Verification::State::passed; }
 };

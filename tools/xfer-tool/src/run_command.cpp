@@ -11,6 +11,7 @@
 
 #include "commands.hpp"
 #include "compare.hpp"
+#include "copy_paths.hpp"
 #include "interrupt.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
@@ -31,6 +32,15 @@ void use_config_file(const std::string &path) {
 }
 
 namespace {
+
+void use_copy_log(bool log_copies) {
+    if (!log_copies) return;
+    // The library's own copy log (xfer.h: XFER_LOG=copies), so that its format is written in
+    // one place. xfer_open reads both variables: set before any context opens. The option
+    // promises stderr ("-"), so a log_file of the configuration file does not divert it.
+    setenv("XFER_LOG", "copies", 1);
+    setenv("XFER_LOG_FILE", "-", 1);
+}
 
 // The backends to run on: "" lets the library choose. `all` skips unavailable backends with
 // a note (the user asked for what is there); a named backend that cannot open is an error.
@@ -133,12 +143,20 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
         try {
             session->timeline().set_workflow(wf_name);
             session->timeline().reanchor(session->anchor_stream());
+            // The context's statistics count from here: the paths of this workflow's copies only.
+            reset_copy_paths(session->context());
             WorkflowRun run{*session, o, progress, r};
             wf->run(run);
         } catch (const std::exception &e) {
             // A call that failed because the process was told to stop is the interrupt's doing.
             throw_if_interrupted();
             r.error = e.what();
+        }
+        // Read after a failure too: the copies made before it did take their paths.
+        try {
+            add_copy_paths(r.paths, session->context());
+        } catch (const std::exception &e) {
+            if (r.error.empty()) r.error = e.what();
         }
         report_problem(progress, r);
         done(std::move(r));
@@ -149,6 +167,7 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
 
 int run_workflows(const RunOptions &o, bool compare) {
     use_config_file(o.config);
+    use_copy_log(o.log_copies);
     Report report;
     report.tool_version = XFER_TOOL_VERSION;
     report.library_version = library_version();
@@ -182,7 +201,8 @@ int run_workflows(const RunOptions &o, bool compare) {
             steps += runs.back().second.size() * o.workflows.size();
         }
         stream->begin(report);
-        Progress progress(!o.quiet && Progress::stderr_is_terminal());
+        // The copy log shares stderr with the progress line, which would cut its lines apart.
+        Progress progress(!o.quiet && !o.log_copies && Progress::stderr_is_terminal());
         progress.set_total(static_cast<int>(steps));
         // An interrupt unwinds from here; the progress line goes with `progress`.
         for (const auto &[backend, devices] : runs)

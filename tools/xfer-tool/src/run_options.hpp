@@ -40,6 +40,7 @@ struct RunOptions {
     std::string trace;              // Chrome trace file ("" = none)
     std::string config;             // configuration file (also handed to the library)
     bool quiet = false;             // no progress indicator
+    bool log_copies = false;        // --log-copies: the library's copy log on stderr
     bool quick = false;             // --quick: the small defaults of cli.cpp
     std::vector<std::string> directions = {"h2d", "d2h", "bidir"}; // bandwidth: --direction
     bool samples = false;                                          // JSON carries every figure's raw samples

@@ -107,6 +107,12 @@ class HostCopyHook {
     virtual xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
                              bool *taken) noexcept = 0;
 
+    // Why a copy this hook left to the driver goes there (the reason of its DRIVER_PAGEABLE
+    // path): below the size from which the hook's own path is faster, or no faster path.
+    virtual xfer_path_reason declined_reason(std::size_t /*bytes*/, xfer_direction /*dir*/) const noexcept {
+        return XFER_REASON_NO_FASTER_PATH;
+    }
+
     // A failure of work this hook queued on `stream` that nobody has been told of yet (reported
     // through fail() and forgotten), or XFER_SUCCESS. Called after the stream was waited for.
     virtual xfer_status take_stream_error(cudaStream_t /*stream*/) noexcept { return XFER_SUCCESS; }
@@ -194,6 +200,11 @@ struct Context {
     // The backend's own path for copies between pageable host memory and device memory, or
     // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
     virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
+    // Why a copy of pageable memory that no faster path took goes to the driver (the reason of
+    // its DRIVER_PAGEABLE path), asked after the hook and the registration cache declined it.
+    virtual xfer_path_reason direct_pageable_reason(std::size_t /*bytes*/) const noexcept {
+        return XFER_REASON_NO_FASTER_PATH;
+    }
 
     // Releases what the context made beyond the base (the pageable staging engine), with the
     // device current; close_context calls it before deleting the context.
@@ -314,6 +325,14 @@ xfer_status close_context(std::unique_ptr<Context> ctx) noexcept;
 // earlier work on it may still write host memory (to-device) — the driver's to-host copy from
 // device memory into pageable memory is itself stream ordered and returns when done.
 // `what` names the operands in a failure message (e.g. "pageable").
+// The path of a copy between two memories that the copy engine (or the driver) moves as they
+// are: device-device, managed, page-locked host memory, pageable memory (the driver's copy).
+xfer_copy_path path_of(Memory to, Memory from) noexcept;
+
+// copy_pageable's driver part, with no hook and no path taken (the caller took it): a piece of
+// pageable memory next to a registration made elsewhere (XFER_REASON_SPLIT).
+xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
+                                 cudaStream_t stream, const char *what) noexcept;
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                           cudaStream_t stream, const char *what) noexcept;
 

@@ -22,6 +22,12 @@
 //  - Registered user memory: Context::register_memory(ptr, bytes) or (container) returns an
 //    xfer::Registration, a move-only guard that unregisters (xfer_unregister) on destruction;
 //    Context::registration_stats() is xfer_registration_get_stats.
+//  - Which path each copy took: Context::stats() / reset_stats() (xfer_context_get_stats, its
+//    struct_size set), Context::set_copy_observer(std::function) (kept by the context for as
+//    long as the C library may call it; an exception it throws is caught before it reaches the
+//    C library and handed back by take_observer_exception()), set_slow_path() / slow_path()
+//    (strict mode: XFER_SLOW_PATH_REFUSE makes a slow copy throw Error with
+//    XFER_ERROR_SLOW_PATH), and path_name() / reason_name() / is_slow_path().
 //  - Thread-safety: as the C API (every call may come from any thread); one C++ object is not
 //    meant to be moved or destroyed while another thread uses it. The shares of a context are
 //    counted atomically (std::shared_ptr), so objects of one context may be destroyed on
@@ -44,9 +50,14 @@
 #ifndef XFER_XFER_HPP
 #define XFER_XFER_HPP
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <functional>
 #include <iterator>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -148,6 +159,21 @@ inline std::vector<Param> params() {
     return out;
 }
 
+/// "host_memcpy", "pinned_dma", ... (xfer_copy_path_name): the names xfer-tool and the copy
+/// log print; "unknown" for a value that is no xfer_copy_path. Static storage, never nullptr.
+inline const char *path_name(xfer_copy_path path) noexcept { return xfer_copy_path_name(path); }
+/// "memory", "below_crossover", "cache_full", ... (xfer_path_reason_name); "unknown" otherwise.
+inline const char *reason_name(xfer_path_reason reason) noexcept { return xfer_path_reason_name(reason); }
+/// Whether `bytes` (one piece) taking `path` for `reason` counts as slow (xfer_path_is_slow).
+inline bool is_slow_path(xfer_copy_path path, xfer_path_reason reason, std::uint64_t bytes) noexcept {
+    return xfer_path_is_slow(path, reason, bytes) != 0;
+}
+
+/// Receives one record per path a copy call used (see xfer_set_copy_observer): on the thread
+/// that made the call, inside it, possibly on several threads at once. The record is valid only
+/// during the call.
+using CopyObserver = std::function<void(const xfer_copy_record &)>;
+
 namespace detail {
 // The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else throws.
 inline bool ready(xfer_status st, const char *call) {
@@ -166,20 +192,89 @@ inline void *native_or_throw(void *native, bool holds_handle, const char *call) 
 }
 
 // A context's C handle, closed (xfer_close) when the last share of it goes: the Context object
-// and every Buffer, Stream, Event and Registration made from it hold one.
+// and every Buffer, Stream, Event and Registration made from it hold one. It also holds the
+// copy observer: a copy through any of those objects may call it, so it lives as long as the
+// C handle, and the C library is handed this object (whose address never changes) as user_data.
 class ContextHandle {
   public:
     explicit ContextHandle(xfer_context h) noexcept : h_(h) {}
     ~ContextHandle() {
-        if (h_) (void)xfer_close(h_); // destructors cannot report: see the header
+        if (h_) (void)close(); // destructors cannot report: see the header
     }
     ContextHandle(const ContextHandle &) = delete;
     ContextHandle &operator=(const ContextHandle &) = delete;
     xfer_context get() const noexcept { return h_; }
-    xfer_context release() noexcept { return std::exchange(h_, nullptr); }
+
+    // The observer goes first, so that nothing the closing does can reach it.
+    xfer_status close() noexcept {
+        const xfer_context h = std::exchange(h_, nullptr);
+        if (observed_.load()) (void)xfer_set_copy_observer(h, nullptr, nullptr);
+        return xfer_close(h);
+    }
+
+    // An empty fn removes the observer (and with it the XFER_LOG=copies log, as in C).
+    void set_observer(CopyObserver fn) {
+        std::lock_guard<std::mutex> setting(setting_); // one change at a time: C and observer_ agree
+        std::shared_ptr<const CopyObserver> next;
+        if (fn) next = std::make_shared<const CopyObserver>(std::move(fn));
+        std::shared_ptr<const CopyObserver> previous; // destroyed after the lock is let go
+        if (!next) {
+            // Off in C first: calls that start later no longer come here at all.
+            check(xfer_set_copy_observer(h_, nullptr, nullptr), "xfer_set_copy_observer");
+            observed_ = false;
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::exchange(observer_, nullptr);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::exchange(observer_, next);
+        }
+        const xfer_status st = xfer_set_copy_observer(h_, &ContextHandle::observe, this);
+        if (st != XFER_SUCCESS) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            observer_ = previous;
+        } else {
+            observed_ = true;
+        }
+        check(st, "xfer_set_copy_observer");
+    }
+
+    std::exception_ptr take_exception() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::exchange(exception_, nullptr);
+    }
 
   private:
+    // The C library's observer. A call may still arrive after the observer was replaced or
+    // removed (a copy that found it before): it then runs whichever observer is current, or
+    // none. The observer runs outside the lock, holding its own reference, so it may copy,
+    // read the statistics or replace itself.
+    static void observe(const xfer_copy_record *record, void *self) noexcept {
+        auto *me = static_cast<ContextHandle *>(self);
+        try {
+            std::shared_ptr<const CopyObserver> fn;
+            {
+                std::lock_guard<std::mutex> lock(me->mutex_);
+                fn = me->observer_;
+            }
+            if (fn && record) (*fn)(*record);
+        } catch (...) {
+            // An exception must not unwind through the C library: keep it for the program.
+            try {
+                std::lock_guard<std::mutex> lock(me->mutex_);
+                me->exception_ = std::current_exception();
+            } catch (...) { // the lock failed: the exception is lost, the copy goes on
+            }
+        }
+    }
+
     xfer_context h_;
+    std::mutex setting_; // held through set_observer
+    std::mutex mutex_;   // guards observer_ and exception_, taken by every observed call
+    std::shared_ptr<const CopyObserver> observer_;
+    std::exception_ptr exception_;
+    std::atomic<bool> observed_{false}; // set_observer installed ours in C
 };
 using SharedContext = std::shared_ptr<ContextHandle>;
 
@@ -303,8 +398,53 @@ class Context {
         // cannot grow behind this test; a larger one may shrink meanwhile, and then the last
         // object to go closes the context, as it would have anyway.
         if (mine.use_count() > 1) return false;
-        check(xfer_close(mine->release()), "xfer_close");
+        check(mine->close(), "xfer_close");
         return true;
+    }
+
+    /// What the context's copies did since it was opened or reset_stats()
+    /// (xfer_context_get_stats, struct_size set): per path (paths[XFER_PATH_*]) the copies,
+    /// bytes and host time; calls, slow_copies, refused_calls; the registrations. Throws Error
+    /// (XFER_ERROR_INVALID_HANDLE when this object holds no context).
+    xfer_context_stats stats() const {
+        xfer_context_stats stats{};
+        stats.struct_size = sizeof stats;
+        check(xfer_context_get_stats(get(), &stats), "xfer_context_get_stats");
+        return stats;
+    }
+    /// Sets every counter of stats() to 0 (xfer_context_reset_stats).
+    void reset_stats() const { check(xfer_context_reset_stats(get()), "xfer_context_reset_stats"); }
+
+    /// Installs `fn` as the copy observer (xfer_set_copy_observer), replacing the previous one
+    /// or the XFER_LOG=copies log; an empty function removes it. The context keeps `fn` while
+    /// its C handle may call it, so Buffers and Streams that outlive this object still report to
+    /// it. `fn` runs inside the copy call, on the caller's thread and possibly on several threads
+    /// at once; it may make copies and read the statistics, not release the copy's context,
+    /// buffer or stream. An exception it throws is caught (it would otherwise unwind through the
+    /// C library): the copy is unaffected, that record is lost, and take_observer_exception()
+    /// returns the latest one. Throws Error (XFER_ERROR_INVALID_HANDLE when this object holds no
+    /// context).
+    void set_copy_observer(CopyObserver fn) { held("xfer::Context::set_copy_observer").set_observer(std::move(fn)); }
+    /// The latest exception the copy observer threw since the last call (nullptr: none), for
+    /// std::rethrow_exception; clears it.
+    std::exception_ptr take_observer_exception() {
+        return held("xfer::Context::take_observer_exception").take_exception();
+    }
+
+    /// Strict mode (xfer_context_set_slow_path): XFER_SLOW_PATH_ALLOW copies everything,
+    /// XFER_SLOW_PATH_WARN reports slow copies (to the observer, else the copy log),
+    /// XFER_SLOW_PATH_REFUSE makes a copy that would take a slow path (is_slow_path) throw Error
+    /// with XFER_ERROR_SLOW_PATH, nothing queued. Throws Error (XFER_ERROR_INVALID_ARGUMENT for a
+    /// value that is no xfer_slow_path).
+    void set_slow_path(xfer_slow_path policy) const {
+        check(xfer_context_set_slow_path(get(), policy), "xfer_context_set_slow_path");
+    }
+    /// The policy in force (xfer_context_get_slow_path): the config key slow_path / XFER_SLOW_PATH
+    /// at open, or what set_slow_path set.
+    xfer_slow_path slow_path() const {
+        xfer_slow_path policy = XFER_SLOW_PATH_ALLOW;
+        check(xfer_context_get_slow_path(get(), &policy), "xfer_context_get_slow_path");
+        return policy;
     }
 
   private:
@@ -313,6 +453,13 @@ class Context {
     friend class Event;
     friend class Registration;
     const detail::SharedContext &share() const noexcept { return handle_; }
+    detail::ContextHandle &held(const char *call) const {
+        if (!handle_)
+            throw Error(XFER_ERROR_INVALID_HANDLE, std::string(call) +
+                                                       ": XFER_ERROR_INVALID_HANDLE: this object holds no context "
+                                                       "(closed before, or moved from)");
+        return *handle_;
+    }
 
     detail::SharedContext handle_;
     std::string backend_;

@@ -32,6 +32,7 @@ pub const XFER_ERROR_CONFIG: xfer_status = 12;
 pub const XFER_ERROR_BACKEND: xfer_status = 13;
 pub const XFER_ERROR_INVALID_STATE: xfer_status = 14;
 pub const XFER_ERROR_INTERNAL: xfer_status = 15;
+pub const XFER_ERROR_SLOW_PATH: xfer_status = 16;
 
 pub type xfer_direction = c_int;
 pub const XFER_TO_DEVICE: xfer_direction = 1;
@@ -52,6 +53,43 @@ pub type xfer_param_source = c_int;
 pub const XFER_PARAM_DEFAULT: xfer_param_source = 0;
 pub const XFER_PARAM_FILE: xfer_param_source = 1;
 pub const XFER_PARAM_ENV: xfer_param_source = 2;
+
+pub type xfer_copy_path = c_int;
+pub const XFER_PATH_UNREPORTED: xfer_copy_path = 0;
+pub const XFER_PATH_HOST_MEMCPY: xfer_copy_path = 1;
+pub const XFER_PATH_PINNED_DMA: xfer_copy_path = 2;
+pub const XFER_PATH_CACHED_REGISTRATION: xfer_copy_path = 3;
+pub const XFER_PATH_NEW_REGISTRATION: xfer_copy_path = 4;
+pub const XFER_PATH_DRIVER_PAGEABLE: xfer_copy_path = 5;
+pub const XFER_PATH_STAGED: xfer_copy_path = 6;
+pub const XFER_PATH_STAGED_SYNC: xfer_copy_path = 7;
+pub const XFER_PATH_PACKED: xfer_copy_path = 8;
+pub const XFER_PATH_DEVICE_COPY: xfer_copy_path = 9;
+pub const XFER_PATH_PEER: xfer_copy_path = 10;
+pub const XFER_PATH_MANAGED_MIGRATE: xfer_copy_path = 11;
+pub const XFER_PATH_MANAGED_STAGED: xfer_copy_path = 12;
+pub const XFER_PATH_MANAGED_COPY: xfer_copy_path = 13;
+pub const XFER_PATH_MAPPED: xfer_copy_path = 14;
+pub const XFER_PATH_COUNT: xfer_copy_path = 15;
+
+pub type xfer_path_reason = c_int;
+pub const XFER_REASON_MEMORY: xfer_path_reason = 0;
+pub const XFER_REASON_BELOW_CROSSOVER: xfer_path_reason = 1;
+pub const XFER_REASON_NO_FASTER_PATH: xfer_path_reason = 2;
+pub const XFER_REASON_FIRST_USE: xfer_path_reason = 3;
+pub const XFER_REASON_CACHE_HIT: xfer_path_reason = 4;
+pub const XFER_REASON_CACHE_FULL: xfer_path_reason = 5;
+pub const XFER_REASON_REGISTRATION_FAILED: xfer_path_reason = 6;
+pub const XFER_REASON_CONFIGURED: xfer_path_reason = 7;
+pub const XFER_REASON_SPLIT: xfer_path_reason = 8;
+pub const XFER_REASON_COUNT: xfer_path_reason = 9;
+
+pub type xfer_slow_path = c_int;
+pub const XFER_SLOW_PATH_ALLOW: xfer_slow_path = 0;
+pub const XFER_SLOW_PATH_WARN: xfer_slow_path = 1;
+pub const XFER_SLOW_PATH_REFUSE: xfer_slow_path = 2;
+pub const XFER_SLOW_PATH_MIN_BYTES: u64 = 1 << 20;
+pub const XFER_CONTEXT_STATS_VERSION: u32 = 1;
 
 pub const XFER_ALLOC_DEFAULT: c_uint = 0x0;
 pub const XFER_ALLOC_READ_MOSTLY: c_uint = 0x1;
@@ -160,6 +198,72 @@ pub struct xfer_registration_stats {
     pub cache_limit_bytes: u64,
 }
 
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct xfer_path_stats {
+    pub copies: u64,
+    pub bytes: u64,
+    pub host_ns: u64,
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct xfer_context_stats {
+    pub struct_size: usize,
+    pub version: u32,
+    pub path_count: u32,
+    pub calls: u64,
+    pub slow_copies: u64,
+    pub refused_calls: u64,
+    pub registrations: u64,
+    pub registered_bytes: u64,
+    pub registration_ns: u64,
+    pub unregistrations: u64,
+    pub unregistered_bytes: u64,
+    pub unregistration_ns: u64,
+    pub paths: [xfer_path_stats; XFER_PATH_COUNT as usize],
+}
+
+impl Default for xfer_context_stats {
+    /// All zeros, with `struct_size` set as `xfer_context_get_stats` wants it.
+    fn default() -> Self {
+        xfer_context_stats {
+            struct_size: std::mem::size_of::<xfer_context_stats>(),
+            version: 0,
+            path_count: 0,
+            calls: 0,
+            slow_copies: 0,
+            refused_calls: 0,
+            registrations: 0,
+            registered_bytes: 0,
+            registration_ns: 0,
+            unregistrations: 0,
+            unregistered_bytes: 0,
+            unregistration_ns: 0,
+            paths: [xfer_path_stats::default(); XFER_PATH_COUNT as usize],
+        }
+    }
+}
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_copy_record {
+    pub struct_size: usize,
+    pub ctx: xfer_context,
+    pub stream: xfer_stream,
+    pub function: *const c_char,
+    pub path: xfer_copy_path,
+    pub reason: xfer_path_reason,
+    pub kind: xfer_copy_kind,
+    pub slow: c_int,
+    pub copies: u64,
+    pub bytes: u64,
+    pub host_ns: u64,
+    pub call_bytes: u64,
+}
+
+pub type xfer_copy_observer_fn = Option<unsafe extern "C" fn(record: *const xfer_copy_record, user_data: *mut c_void)>;
+
 // ---------------------------------------------------------------- functions
 extern "C" {
     pub fn xfer_get_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int) -> xfer_status;
@@ -200,6 +304,14 @@ extern "C" {
     pub fn xfer_event_query(e: xfer_event) -> xfer_status;
     pub fn xfer_event_elapsed_ms(start: xfer_event, end: xfer_event, ms: *mut c_float) -> xfer_status;
     pub fn xfer_event_native(e: xfer_event) -> *mut c_void;
+    pub fn xfer_copy_path_name(path: xfer_copy_path) -> *const c_char;
+    pub fn xfer_path_reason_name(reason: xfer_path_reason) -> *const c_char;
+    pub fn xfer_path_is_slow(path: xfer_copy_path, reason: xfer_path_reason, bytes: u64) -> c_int;
+    pub fn xfer_context_get_stats(ctx: xfer_context, stats: *mut xfer_context_stats) -> xfer_status;
+    pub fn xfer_context_reset_stats(ctx: xfer_context) -> xfer_status;
+    pub fn xfer_set_copy_observer(ctx: xfer_context, f: xfer_copy_observer_fn, user_data: *mut c_void) -> xfer_status;
+    pub fn xfer_context_set_slow_path(ctx: xfer_context, policy: xfer_slow_path) -> xfer_status;
+    pub fn xfer_context_get_slow_path(ctx: xfer_context, policy: *mut xfer_slow_path) -> xfer_status;
     pub fn xfer_memcpy_peer_async(dst_ctx: xfer_context, dst: *mut c_void, src_ctx: xfer_context, src: *const c_void, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_copy_peer_async(dst: xfer_buffer, dst_offset: usize, src: xfer_buffer, src_offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_device_can_access_peer(ctx: xfer_context, peer: xfer_context, can_access: *mut c_int) -> xfer_status;
@@ -220,5 +332,8 @@ mod tests {
         assert_eq!(size_of::<xfer_device_info>(), 256 + 2 * 4 + 2 * 8 + 5 * 4 + 32 + 6 * 4 + 4);
         assert_eq!(align_of::<xfer_device_info>(), 8);
         assert_eq!(size_of::<xfer_registration_stats>(), 8 * 8);
+        assert_eq!(size_of::<xfer_path_stats>(), 3 * 8);
+        assert_eq!(size_of::<xfer_context_stats>(), 8 + 2 * 4 + 9 * 8 + XFER_PATH_COUNT as usize * 3 * 8);
+        assert_eq!(size_of::<xfer_copy_record>(), 4 * 8 + 4 * 4 + 4 * 8);
     }
 }

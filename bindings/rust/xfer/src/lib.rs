@@ -15,6 +15,12 @@
 //! - Streams the application owns (a `cudaStream_t`): [`Context::wrap_stream`] (unsafe: the
 //!   caller keeps the native stream alive) and [`Context::legacy_stream`].
 //! - [`Context::register`] page-locks memory the program owns for fast copies.
+//! - Which path each copy took: [`Context::stats`] / [`Context::reset_stats`] (per [`CopyPath`]:
+//!   copies, bytes, host time), [`Context::set_copy_observer`] (a closure that gets one
+//!   [`CopyRecord`] per path of each copy call; a panic in it is caught before it reaches the C
+//!   library, see [`Context::take_observer_panic`]), and strict mode:
+//!   [`Context::set_slow_path`]`(`[`SlowPath::Refuse`]`)` makes a copy that would take a slow path
+//!   fail with `XFER_ERROR_SLOW_PATH`, nothing queued.
 //! - `Send`/`Sync`: the C API lets every function be called from any thread with shared handles,
 //!   so the handle types are `Send` and `Sync`; host views follow Rust's borrow rules.
 //!
@@ -108,9 +114,12 @@ use std::ffi::{CStr, CString};
 use std::fmt;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::any::Any;
+use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A failed xfer call: the C status, the C function (or, for a check this layer makes before
 /// calling C, the Rust method), and the library's message (`xfer_last_error()`).
@@ -319,6 +328,346 @@ impl Direction {
     }
 }
 
+// ------------------------------------------------------------ which path each copy took
+
+fn static_text(p: *const c_char) -> &'static str {
+    if p.is_null() {
+        return "unknown";
+    }
+    // SAFETY: xfer_copy_path_name, xfer_path_reason_name and xfer_copy_record.function return
+    // NUL-terminated strings of static storage.
+    unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("unknown")
+}
+
+macro_rules! raw_enum {
+    ($(#[$meta:meta])* $name:ident: $raw:ty, $namer:path, { $($(#[$vmeta:meta])* $variant:ident = $value:path,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum $name {
+            $($(#[$vmeta])* $variant,)*
+            /// A value this crate does not know (from a newer library).
+            Other($raw),
+        }
+
+        impl $name {
+            /// Every value this crate knows, in the order of their C values.
+            pub const ALL: &'static [$name] = &[$($name::$variant,)*];
+
+            /// The variant of a C value (`Other` for one this crate does not know).
+            pub fn from_raw(raw: $raw) -> $name {
+                match raw {
+                    $(x if x == $value => $name::$variant,)*
+                    other => $name::Other(other),
+                }
+            }
+            /// The C value.
+            pub fn raw(self) -> $raw {
+                match self {
+                    $($name::$variant => $value,)*
+                    $name::Other(raw) => raw,
+                }
+            }
+            /// The library's name of it (the names the copy log and xfer-tool print); "unknown"
+            /// for a value the library does not know.
+            pub fn name(self) -> &'static str {
+                static_text(unsafe { $namer(self.raw()) })
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
+}
+
+raw_enum! {
+    /// How the bytes of a copy (or of one piece of it) moved (`xfer_copy_path`); its
+    /// [`name`](CopyPath::name) is `xfer_copy_path_name`'s ("host_memcpy", "pinned_dma", ...).
+    CopyPath: sys::xfer_copy_path, sys::xfer_copy_path_name, {
+        /// The backend did not say (a plugin built for plugin ABI 1.3 or older).
+        Unreported = sys::XFER_PATH_UNREPORTED,
+        /// The CPU copies the bytes: the host backend, and host-to-host copies.
+        HostMemcpy = sys::XFER_PATH_HOST_MEMCPY,
+        /// A copy-engine DMA to or from page-locked memory.
+        PinnedDma = sys::XFER_PATH_PINNED_DMA,
+        /// A DMA over user memory the registration cache had page-locked before.
+        CachedRegistration = sys::XFER_PATH_CACHED_REGISTRATION,
+        /// User memory page-locked by this call, then a DMA.
+        NewRegistration = sys::XFER_PATH_NEW_REGISTRATION,
+        /// The driver's own staging of pageable memory (`cudaMemcpyAsync`).
+        DriverPageable = sys::XFER_PATH_DRIVER_PAGEABLE,
+        /// The pageable backend's staging engine (staging = async).
+        Staged = sys::XFER_PATH_STAGED,
+        /// The staging engine with staging = sync.
+        StagedSync = sys::XFER_PATH_STAGED_SYNC,
+        /// Small copies of a batch packed into one DMA.
+        Packed = sys::XFER_PATH_PACKED,
+        /// Device memory to device memory of one device.
+        DeviceCopy = sys::XFER_PATH_DEVICE_COPY,
+        /// Device memory of one device to another's.
+        Peer = sys::XFER_PATH_PEER,
+        /// Managed memory migrated (`cudaMemPrefetchAsync`).
+        ManagedMigrate = sys::XFER_PATH_MANAGED_MIGRATE,
+        /// Managed memory moved through a device or page-locked slot.
+        ManagedStaged = sys::XFER_PATH_MANAGED_STAGED,
+        /// The driver copies managed memory, faulting pages as it goes.
+        ManagedCopy = sys::XFER_PATH_MANAGED_COPY,
+        /// Zero-copy: nothing moves.
+        Mapped = sys::XFER_PATH_MAPPED,
+    }
+}
+
+raw_enum! {
+    /// Why a copy took its path (`xfer_path_reason`); its [`name`](PathReason::name) is
+    /// `xfer_path_reason_name`'s ("memory", "below_crossover", ...).
+    PathReason: sys::xfer_path_reason, sys::xfer_path_reason_name, {
+        /// The path of this memory: nothing else applies.
+        Memory = sys::XFER_REASON_MEMORY,
+        /// Smaller than the size from which a faster path is measured.
+        BelowCrossover = sys::XFER_REASON_BELOW_CROSSOVER,
+        /// The backend has no faster path for this memory.
+        NoFasterPath = sys::XFER_REASON_NO_FASTER_PATH,
+        /// The first copy of a range: the registration cache page-locks it.
+        FirstUse = sys::XFER_REASON_FIRST_USE,
+        /// A range already in the registration cache.
+        CacheHit = sys::XFER_REASON_CACHE_HIT,
+        /// The registration cache is at its limit.
+        CacheFull = sys::XFER_REASON_CACHE_FULL,
+        /// `cudaHostRegister` refused the range.
+        RegistrationFailed = sys::XFER_REASON_REGISTRATION_FAILED,
+        /// A parameter chose it.
+        Configured = sys::XFER_REASON_CONFIGURED,
+        /// The part of a copy past the end of a registration made elsewhere.
+        Split = sys::XFER_REASON_SPLIT,
+    }
+}
+
+/// Whether `bytes` (one piece) taking `path` for `reason` counts as slow (`xfer_path_is_slow`):
+/// the driver's pageable copy and a new registration, from `XFER_SLOW_PATH_MIN_BYTES` on, unless
+/// the reason is [`PathReason::BelowCrossover`].
+pub fn path_is_slow(path: CopyPath, reason: PathReason, bytes: u64) -> bool {
+    unsafe { sys::xfer_path_is_slow(path.raw(), reason.raw(), bytes) != 0 }
+}
+
+/// What a context does with a copy that would take a slow path (`xfer_slow_path`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SlowPath {
+    /// Copy it (counted in [`Stats::slow_copies`]).
+    Allow,
+    /// Copy it and report it: to the observer (`slow` set), else the copy log.
+    Warn,
+    /// Queue nothing and fail with `XFER_ERROR_SLOW_PATH`.
+    Refuse,
+}
+
+impl SlowPath {
+    /// The C value.
+    pub fn raw(self) -> sys::xfer_slow_path {
+        match self {
+            SlowPath::Allow => sys::XFER_SLOW_PATH_ALLOW,
+            SlowPath::Warn => sys::XFER_SLOW_PATH_WARN,
+            SlowPath::Refuse => sys::XFER_SLOW_PATH_REFUSE,
+        }
+    }
+    /// The policy of a C value; None for one that is no `xfer_slow_path`.
+    pub fn from_raw(raw: sys::xfer_slow_path) -> Option<SlowPath> {
+        match raw {
+            sys::XFER_SLOW_PATH_ALLOW => Some(SlowPath::Allow),
+            sys::XFER_SLOW_PATH_WARN => Some(SlowPath::Warn),
+            sys::XFER_SLOW_PATH_REFUSE => Some(SlowPath::Refuse),
+            _ => None,
+        }
+    }
+    /// "allow", "warn" or "refuse", as the config key slow_path spells them.
+    pub fn name(self) -> &'static str {
+        match self {
+            SlowPath::Allow => "allow",
+            SlowPath::Warn => "warn",
+            SlowPath::Refuse => "refuse",
+        }
+    }
+}
+
+/// Per path, what a context's copies did (`xfer_path_stats`): copies, bytes, host time in ns.
+pub type PathStats = sys::xfer_path_stats;
+
+/// A context's statistics since it was opened or [`Context::reset_stats`]
+/// (`xfer_context_stats`; times in nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stats {
+    /// `XFER_CONTEXT_STATS_VERSION` of the library.
+    pub version: u32,
+    /// Copy calls that queued work.
+    pub calls: u64,
+    /// Pieces that took a slow path and were queued (policy allow or warn).
+    pub slow_copies: u64,
+    /// Calls refused with `XFER_ERROR_SLOW_PATH` (policy refuse).
+    pub refused_calls: u64,
+    /// Ranges page-locked: [`Context::register`] and the registration cache.
+    pub registrations: u64,
+    /// Their bytes.
+    pub registered_bytes: u64,
+    /// Host time of those registrations.
+    pub registration_ns: u64,
+    /// Ranges unlocked.
+    pub unregistrations: u64,
+    /// Their bytes.
+    pub unregistered_bytes: u64,
+    /// Host time of those.
+    pub unregistration_ns: u64,
+    /// Indexed by the C value of each [`CopyPath`] (see [`Stats::path`]); entries the library
+    /// did not fill are zero.
+    pub paths: [PathStats; sys::XFER_PATH_COUNT as usize],
+}
+
+impl Stats {
+    fn from_raw(raw: &sys::xfer_context_stats) -> Stats {
+        let mut paths = [PathStats::default(); sys::XFER_PATH_COUNT as usize];
+        let filled = (raw.path_count as usize).min(paths.len());
+        paths[..filled].copy_from_slice(&raw.paths[..filled]);
+        Stats {
+            version: raw.version,
+            calls: raw.calls,
+            slow_copies: raw.slow_copies,
+            refused_calls: raw.refused_calls,
+            registrations: raw.registrations,
+            registered_bytes: raw.registered_bytes,
+            registration_ns: raw.registration_ns,
+            unregistrations: raw.unregistrations,
+            unregistered_bytes: raw.unregistered_bytes,
+            unregistration_ns: raw.unregistration_ns,
+            paths,
+        }
+    }
+    /// What took `path` (zeros for a path this crate does not know).
+    pub fn path(&self, path: CopyPath) -> PathStats {
+        usize::try_from(path.raw()).ok().and_then(|i| self.paths.get(i).copied()).unwrap_or_default()
+    }
+    /// The paths that were taken (copies or bytes not 0), in the order of their C values.
+    pub fn taken(&self) -> Vec<(CopyPath, PathStats)> {
+        CopyPath::ALL.iter().map(|&p| (p, self.path(p))).filter(|(_, s)| s.copies != 0 || s.bytes != 0).collect()
+    }
+}
+
+/// What a copy observer gets, once per path a copy call used (`xfer_copy_record`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CopyRecord {
+    /// The C entry point, e.g. "xfer_copy_async".
+    pub function: &'static str,
+    /// How these bytes moved.
+    pub path: CopyPath,
+    /// Why they took that path.
+    pub reason: PathReason,
+    /// The direction (`XFER_COPY_*`; a buffer copy: host to device or device to host).
+    pub kind: sys::xfer_copy_kind,
+    /// Whether this path, for this reason and piece size, counts as slow.
+    pub slow: bool,
+    /// Copies, batch entries or pieces of the call on this path.
+    pub copies: u64,
+    /// Their bytes.
+    pub bytes: u64,
+    /// This path's share (by bytes) of the call's host time, ns.
+    pub host_ns: u64,
+    /// All bytes of the call, on every path.
+    pub call_bytes: u64,
+    /// The stream it was queued on (compare with [`Stream::as_raw`]); null for [`Buffer::copy`],
+    /// which runs on the context's internal stream.
+    pub stream: sys::xfer_stream,
+}
+
+// SAFETY: the stream handle is a plain value that the C API accepts from any thread; the record
+// owns nothing else but static strings. So records may be kept and sent on.
+unsafe impl Send for CopyRecord {}
+unsafe impl Sync for CopyRecord {}
+
+/// The closure [`Context::set_copy_observer`] installs.
+pub type CopyObserver = Box<dyn FnMut(&CopyRecord) + Send>;
+
+type SharedObserver = Arc<Mutex<CopyObserver>>;
+
+// What the C library's observer reaches through its user_data: boxed by the Context so that its
+// address never changes, and kept until the Context is gone (a copy call may still deliver to
+// it after a replacement, with the observer it found).
+#[derive(Default)]
+struct ObserverSlot {
+    setting: Mutex<()>, // one change at a time, so that C and `current` agree
+    current: Mutex<Option<SharedObserver>>,
+    panic: Mutex<Option<Box<dyn Any + Send>>>,
+    installed: AtomicBool, // the C library has `observe` as the observer
+}
+
+impl fmt::Debug for ObserverSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ObserverSlot").field("installed", &self.installed.load(Ordering::Relaxed)).finish()
+    }
+}
+
+// A lock whose poisoning means nothing here: the guarded values are replaced whole.
+fn lock_value<T: ?Sized>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+thread_local! {
+    // The observers running on this thread (their addresses): a copy an observer makes itself
+    // reaches the trampoline again, and an FnMut cannot run inside itself.
+    static RUNNING: RefCell<Vec<usize>> = RefCell::new(Vec::new());
+}
+
+impl ObserverSlot {
+    fn deliver(&self, record: &sys::xfer_copy_record) {
+        let observer = match lock_value(&self.current).clone() {
+            Some(f) => f,
+            None => return, // removed while this call was on its way
+        };
+        let key = Arc::as_ptr(&observer) as usize;
+        if RUNNING.with(|r| r.borrow().contains(&key)) {
+            return;
+        }
+        let r = CopyRecord {
+            function: static_text(record.function),
+            path: CopyPath::from_raw(record.path),
+            reason: PathReason::from_raw(record.reason),
+            kind: record.kind,
+            slow: record.slow != 0,
+            copies: record.copies,
+            bytes: record.bytes,
+            host_ns: record.host_ns,
+            call_bytes: record.call_bytes,
+            stream: record.stream,
+        };
+        RUNNING.with(|r| r.borrow_mut().push(key));
+        let outcome = panic::catch_unwind(AssertUnwindSafe(|| {
+            let mut f = lock_value(&observer);
+            (*f)(&r)
+        }));
+        RUNNING.with(|r| {
+            let mut running = r.borrow_mut();
+            if let Some(at) = running.iter().rposition(|&k| k == key) {
+                running.remove(at);
+            }
+        });
+        if let Err(payload) = outcome {
+            *lock_value(&self.panic) = Some(payload);
+        }
+    }
+}
+
+// The C library's observer: a panic must not unwind into C, so every one stops here.
+unsafe extern "C" fn observe(record: *const sys::xfer_copy_record, user_data: *mut c_void) {
+    if record.is_null() || user_data.is_null() {
+        return;
+    }
+    let _ = panic::catch_unwind(AssertUnwindSafe(|| {
+        // SAFETY: user_data is the Context's ObserverSlot, alive until the Context is dropped,
+        // which takes this observer off first; the record is valid during this call.
+        let slot = &*(user_data as *const ObserverSlot);
+        slot.deliver(&*record)
+    }));
+}
+
 /// One backend bound to one device (`xfer_open`; `xfer_close` on drop, which synchronises its
 /// streams and releases what is left). `Send + Sync`: the C API allows every call from any
 /// thread.
@@ -329,6 +678,7 @@ pub struct Context {
     device: i32,
     device_kind: sys::xfer_device_kind,
     caps: c_uint,
+    observer: Box<ObserverSlot>,
 }
 
 // SAFETY: xfer.h: every function may be called from any thread at the same time, and handles
@@ -355,7 +705,14 @@ impl Context {
             "xfer_open",
         )?;
         // Owned from here: an early return below closes it.
-        let mut ctx = Context { raw, backend: String::new(), device, device_kind: 0, caps: 0 };
+        let mut ctx = Context {
+            raw,
+            backend: String::new(),
+            device,
+            device_kind: 0,
+            caps: 0,
+            observer: Box::default(),
+        };
         let mut info = std::mem::MaybeUninit::<sys::xfer_context_info>::zeroed();
         check(unsafe { sys::xfer_context_get_info(raw, info.as_mut_ptr()) }, "xfer_context_get_info")?;
         let info = unsafe { info.assume_init() };
@@ -551,10 +908,90 @@ impl Context {
         check(unsafe { sys::xfer_registration_get_stats(self.raw, &mut stats) }, "xfer_registration_get_stats")?;
         Ok(stats)
     }
+
+    /// What the context's copies did since it was opened or [`Context::reset_stats`]
+    /// (`xfer_context_get_stats`): per path the copies, bytes and host time, the calls, slow and
+    /// refused ones, and the registrations.
+    pub fn stats(&self) -> Result<Stats> {
+        let mut raw = sys::xfer_context_stats::default(); // struct_size set
+        check(unsafe { sys::xfer_context_get_stats(self.raw, &mut raw) }, "xfer_context_get_stats")?;
+        Ok(Stats::from_raw(&raw))
+    }
+
+    /// Sets every counter of [`Context::stats`] to 0 (`xfer_context_reset_stats`).
+    pub fn reset_stats(&self) -> Result<()> {
+        check(unsafe { sys::xfer_context_reset_stats(self.raw) }, "xfer_context_reset_stats")
+    }
+
+    /// Installs `observer` as the copy observer (`xfer_set_copy_observer`), replacing the
+    /// previous one or the `XFER_LOG=copies` log; `None` removes it. The context keeps the
+    /// closure until it is replaced and no call runs it any more, or the context is dropped.
+    ///
+    /// It runs inside each copy call, on the caller's thread, after the copies were queued,
+    /// once per path the call used. Calls from several threads take turns (an `FnMut` runs once
+    /// at a time). It may make copies and read [`Context::stats`]; the records of copies it makes
+    /// itself are not delivered to it (it cannot run inside itself), they are counted all the
+    /// same. A panic in it is caught before it reaches the C library (the panic hook has printed
+    /// it): the copy is unaffected and [`Context::take_observer_panic`] returns the payload.
+    pub fn set_copy_observer(&self, observer: Option<CopyObserver>) -> Result<()> {
+        let slot = &*self.observer;
+        let _setting = lock_value(&slot.setting);
+        match observer {
+            None => {
+                check(unsafe { sys::xfer_set_copy_observer(self.raw, None, ptr::null_mut()) },
+                      "xfer_set_copy_observer")?;
+                slot.installed.store(false, Ordering::Release);
+                let previous = lock_value(&slot.current).take();
+                drop(previous); // outside the lock: its Drop may do anything
+                Ok(())
+            }
+            Some(f) => {
+                let previous = lock_value(&slot.current).replace(Arc::new(Mutex::new(f)));
+                let user_data = slot as *const ObserverSlot as *mut c_void;
+                let st = unsafe { sys::xfer_set_copy_observer(self.raw, Some(observe), user_data) };
+                if st == sys::XFER_SUCCESS {
+                    slot.installed.store(true, Ordering::Release);
+                    drop(previous);
+                } else {
+                    let refused = std::mem::replace(&mut *lock_value(&slot.current), previous);
+                    drop(refused);
+                }
+                check(st, "xfer_set_copy_observer")
+            }
+        }
+    }
+
+    /// The payload of the latest panic of the copy observer since the last call (None: none),
+    /// e.g. for [`std::panic::resume_unwind`]; clears it.
+    pub fn take_observer_panic(&self) -> Option<Box<dyn Any + Send + 'static>> {
+        lock_value(&self.observer.panic).take()
+    }
+
+    /// Sets the slow-path policy (`xfer_context_set_slow_path`): with [`SlowPath::Refuse`] (strict
+    /// mode) a copy that would take a slow path ([`path_is_slow`]) fails with
+    /// `XFER_ERROR_SLOW_PATH` and queues nothing.
+    pub fn set_slow_path(&self, policy: SlowPath) -> Result<()> {
+        check(unsafe { sys::xfer_context_set_slow_path(self.raw, policy.raw()) }, "xfer_context_set_slow_path")
+    }
+
+    /// The policy in force (`xfer_context_get_slow_path`): the config key slow_path /
+    /// `XFER_SLOW_PATH` at open, or what [`Context::set_slow_path`] set.
+    pub fn slow_path(&self) -> Result<SlowPath> {
+        let mut raw: sys::xfer_slow_path = sys::XFER_SLOW_PATH_ALLOW;
+        check(unsafe { sys::xfer_context_get_slow_path(self.raw, &mut raw) }, "xfer_context_get_slow_path")?;
+        SlowPath::from_raw(raw).ok_or_else(|| {
+            Error::new(sys::XFER_ERROR_INTERNAL, "xfer_context_get_slow_path",
+                       format!("the library answered {raw}, which is no xfer_slow_path"))
+        })
+    }
 }
 
 impl Drop for Context {
     fn drop(&mut self) {
+        if self.observer.installed.load(Ordering::Acquire) {
+            // Before the close: nothing it does reaches the closure, which goes after it.
+            unsafe { sys::xfer_set_copy_observer(self.raw, None, ptr::null_mut()) };
+        }
         unsafe { sys::xfer_close(self.raw) }; // releases even when it reports a failure
     }
 }

@@ -23,6 +23,85 @@ constexpr int kCallBatches = 8;
 // The buffer size the small copies are taken from.
 constexpr std::uint64_t kCallBufferBytes = 64 * 1024;
 
+// The small copy the per-call rows time: between two buffers, so that on shared-view backends
+// (managed, zero-copy) source and destination are still different memory; there the runtime
+// infers the kind, as a user would let it.
+struct SmallCopy {
+    void *dst = nullptr;
+    const void *src = nullptr;
+    xfer_copy_kind kind = XFER_COPY_DEFAULT;
+    std::size_t bytes = 0;
+};
+
+SmallCopy small_copy(BenchEnv &env, const std::string &backend, const Session &s, xfer_direction dir, std::size_t bytes,
+                     const char *what) {
+    if (bytes == 0 || bytes > kCallBufferBytes)
+        throw std::invalid_argument(std::string(what) + ": " + std::to_string(bytes) + " bytes is not in (0, 64 KiB]");
+    const Buffer &a = env.buffer(backend, kCallBufferBytes, 0), &c = env.buffer(backend, kCallBufferBytes, 1);
+    SmallCopy copy;
+    copy.kind = s.shared_view() ? XFER_COPY_DEFAULT : copy_kind(dir);
+    copy.dst = dir == XFER_TO_DEVICE ? static_cast<void *>(c.device()) : static_cast<void *>(a.host());
+    copy.src = dir == XFER_TO_DEVICE ? static_cast<const void *>(a.host()) : static_cast<const void *>(c.device());
+    copy.bytes = bytes;
+    return copy;
+}
+
+constexpr double kCallsPerRepeat = static_cast<double>(kCallsPerBatch) * kCallBatches;
+
+// Host time per xfer_memcpy_async call, in us, over one repeat's calls.
+double xfer_call_us(xfer_context ctx, const SmallCopy &c, const Stream &stream) {
+    double ns = 0;
+    for (int batch = 0; batch < kCallBatches; ++batch) {
+        const Clock::time_point t0 = Clock::now();
+        for (std::size_t i = 0; i < kCallsPerBatch; ++i)
+            check(xfer_memcpy_async(ctx, c.dst, c.src, c.bytes, c.kind, stream.get()), "xfer_memcpy_async");
+        const Clock::time_point t1 = Clock::now();
+        ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
+        stream.synchronize();
+    }
+    return ns / kCallsPerRepeat / 1000.0;
+}
+
+// One side's small copy, once, into a cleared destination.
+void verify_small_copy(RawPath &raw, const Session &s, xfer_direction dir, const SmallCopy &c,
+                       const std::vector<unsigned char> &expected, const std::string &what, Verifier &v,
+                       const std::function<void()> &copy_once) {
+    unsigned char got[64] = {};
+    if (dir == XFER_TO_DEVICE) {
+        raw.clear_device(c.dst, c.bytes);
+        copy_once();
+        raw.copy(got, c.dst, c.bytes, s.shared_view() ? XFER_COPY_DEFAULT : XFER_COPY_DEVICE_TO_HOST);
+    } else {
+        std::memset(c.dst, 0, c.bytes);
+        copy_once();
+        std::memcpy(got, c.dst, c.bytes);
+    }
+    v.bytes(what, got, expected.data(), std::min<std::size_t>(c.bytes, sizeof got));
+}
+
+// The observer the observer rows install: it only adds up the copies its records report, so
+// the row can check that it saw every copy. Runs inside each copy call, on its thread.
+struct ObservedCopies {
+    std::uint64_t copies = 0;
+};
+
+void count_copies(const xfer_copy_record *record, void *user_data) {
+    static_cast<ObservedCopies *>(user_data)->copies += record->copies;
+}
+
+// Leaves the context without an observer however the row ends: later rows on the same
+// context measure without one.
+class ObserverGuard {
+  public:
+    explicit ObserverGuard(xfer_context ctx) : ctx_(ctx) {}
+    ~ObserverGuard() { (void)xfer_set_copy_observer(ctx_, nullptr, nullptr); }
+    ObserverGuard(const ObserverGuard &) = delete;
+    ObserverGuard &operator=(const ObserverGuard &) = delete;
+
+  private:
+    xfer_context ctx_;
+};
+
 } // namespace
 
 void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
@@ -30,40 +109,21 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
     BenchEnv::Backend &b = env.backend(backend);
     Session &s = *b.session;
     RawPath raw(b);
-    if (bytes == 0 || bytes > kCallBufferBytes)
-        throw std::invalid_argument("call overhead: " + std::to_string(bytes) + " bytes is not in (0, 64 KiB]");
-    // Two buffers, so that on shared-view backends (managed, zero-copy) source and destination
-    // are still different memory; there the runtime infers the kind, as a user would let it.
-    const Buffer &a = env.buffer(backend, kCallBufferBytes, 0), &c = env.buffer(backend, kCallBufferBytes, 1);
-    const xfer_copy_kind kind = s.shared_view() ? XFER_COPY_DEFAULT : copy_kind(dir);
-    void *dst = dir == XFER_TO_DEVICE ? static_cast<void *>(c.device()) : static_cast<void *>(a.host());
-    const void *src =
-        dir == XFER_TO_DEVICE ? static_cast<const void *>(a.host()) : static_cast<const void *>(c.device());
+    const SmallCopy c = small_copy(env, backend, s, dir, bytes, "call overhead");
     const xfer_context ctx = s.context().get();
-    const double calls = static_cast<double>(kCallsPerBatch) * kCallBatches;
 
-    auto xfer_once = [&] {
-        double ns = 0;
-        for (int batch = 0; batch < kCallBatches; ++batch) {
-            const Clock::time_point t0 = Clock::now();
-            for (std::size_t i = 0; i < kCallsPerBatch; ++i)
-                check(xfer_memcpy_async(ctx, dst, src, bytes, kind, b.stream->get()), "xfer_memcpy_async");
-            const Clock::time_point t1 = Clock::now();
-            ns += std::chrono::duration<double, std::nano>(t1 - t0).count();
-            b.stream->synchronize();
-        }
-        return ns / calls / 1000.0;
-    };
+    // Statistics are always on (xfer.h): what this row measures includes their counting.
+    auto xfer_once = [&] { return xfer_call_us(ctx, c, *b.stream); };
     auto raw_once = [&] {
         double ns = 0;
         for (int batch = 0; batch < kCallBatches; ++batch) {
-            ns += raw.call_ns(dst, src, bytes, kind, kCallsPerBatch);
+            ns += raw.call_ns(c.dst, c.src, c.bytes, c.kind, kCallsPerBatch);
             raw.synchronize();
         }
-        return ns / calls / 1000.0;
+        return ns / kCallsPerRepeat / 1000.0;
     };
     const Pairs us = env.pairs(xfer_once, raw_once);
-    row.xfer = bench_value("xfer_memcpy_async, host time per call", "us", us.xfer);
+    row.xfer = bench_value("xfer_memcpy_async (statistics on), host time per call", "us", us.xfer);
     row.reference = bench_value(std::string("raw ") + raw.copy_name() + ", host time per call", "us", us.reference);
     std::vector<double> extra;
     for (std::size_t i = 0; i < us.xfer.size(); ++i) extra.push_back(us.xfer[i] - us.reference[i]);
@@ -72,27 +132,60 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
                   std::to_string(kCallsPerBatch) + " calls of " + std::to_string(bytes) + " B each)",
               extra);
 
-    // Each side's copy, once, into a cleared destination.
     Verifier v;
     const std::vector<unsigned char> &expected = env.data(kCallBufferBytes);
-    auto check_side = [&](const std::string &what, const std::function<void()> &copy_once) {
-        unsigned char got[64] = {};
-        if (dir == XFER_TO_DEVICE) {
-            raw.clear_device(dst, bytes);
-            copy_once();
-            raw.copy(got, dst, bytes, s.shared_view() ? XFER_COPY_DEFAULT : XFER_COPY_DEVICE_TO_HOST);
-        } else {
-            std::memset(dst, 0, bytes);
-            copy_once();
-            std::memcpy(got, dst, bytes);
-        }
-        v.bytes(what, got, expected.data(), std::min<std::size_t>(bytes, sizeof got));
-    };
-    check_side("xfer_memcpy_async", [&] {
-        check(xfer_memcpy_async(ctx, dst, src, bytes, kind, b.stream->get()), "xfer_memcpy_async");
+    verify_small_copy(raw, s, dir, c, expected, "xfer_memcpy_async", v, [&] {
+        check(xfer_memcpy_async(ctx, c.dst, c.src, c.bytes, c.kind, b.stream->get()), "xfer_memcpy_async");
         b.stream->synchronize();
     });
-    check_side(raw.copy_name(), [&] { raw.copy(dst, src, bytes, kind); });
+    verify_small_copy(raw, s, dir, c, expected, raw.copy_name(), v, [&] { raw.copy(c.dst, c.src, c.bytes, c.kind); });
+    row.verification = v.result();
+}
+
+void measure_observer_cost(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                           std::size_t bytes) {
+    BenchEnv::Backend &b = env.backend(backend);
+    Session &s = *b.session;
+    RawPath raw(b);
+    const SmallCopy c = small_copy(env, backend, s, dir, bytes, "observer cost");
+    const xfer_context ctx = s.context().get();
+    ObserverGuard guard(ctx);
+    ObservedCopies observed;
+
+    // Each side sets the observer it is about, so the pair differs in that alone (without one
+    // also when XFER_LOG=copies installed the copy log at xfer_open).
+    auto observed_once = [&] {
+        check(xfer_set_copy_observer(ctx, count_copies, &observed), "xfer_set_copy_observer");
+        return xfer_call_us(ctx, c, *b.stream);
+    };
+    auto plain_once = [&] {
+        check(xfer_set_copy_observer(ctx, nullptr, nullptr), "xfer_set_copy_observer");
+        return xfer_call_us(ctx, c, *b.stream);
+    };
+    const Pairs us = env.pairs(observed_once, plain_once);
+    row.xfer = bench_value("xfer_memcpy_async with a no-op copy observer, host time per call", "us", us.xfer);
+    row.reference = bench_value("xfer_memcpy_async without an observer, host time per call", "us", us.reference);
+    std::vector<double> extra;
+    for (std::size_t i = 0; i < us.xfer.size(); ++i) extra.push_back(us.xfer[i] - us.reference[i]);
+    set_ratio(row, "us",
+              "us with the observer - us without, per copy, per pair (" + std::to_string(kCallBatches) + " x " +
+                  std::to_string(kCallsPerBatch) + " calls of " + std::to_string(bytes) + " B each, one copy a call)",
+              extra);
+
+    // The observer must have seen every copy of its side: one record per call, one copy each.
+    const int runs = env.options().warmup + env.options().repeats;
+    const std::uint64_t made = static_cast<std::uint64_t>(runs) * kCallBatches * kCallsPerBatch;
+    if (observed.copies != made)
+        throw std::runtime_error("the copy observer's records count " + std::to_string(observed.copies) +
+                                 " copies of the " + std::to_string(made) + " made with it installed");
+
+    Verifier v;
+    const std::vector<unsigned char> &expected = env.data(kCallBufferBytes);
+    verify_small_copy(raw, s, dir, c, expected, "xfer_memcpy_async with the observer", v, [&] {
+        check(xfer_set_copy_observer(ctx, count_copies, &observed), "xfer_set_copy_observer");
+        check(xfer_memcpy_async(ctx, c.dst, c.src, c.bytes, c.kind, b.stream->get()), "xfer_memcpy_async");
+        b.stream->synchronize();
+    });
     row.verification = v.result();
 }
 

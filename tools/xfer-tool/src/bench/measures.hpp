@@ -32,6 +32,10 @@ void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &ba
 // calls, `batches` times per repeat, the stream synchronised between batches.
 void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                            std::size_t bytes);
+// What a copy observer costs each copy: the same calls as measure_call_overhead with a no-op
+// observer installed (xfer_set_copy_observer) vs without one, in us per copy.
+void measure_observer_cost(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                           std::size_t bytes);
 
 // xfer_memcpy_batch_async of `count` scattered pieces vs the raw loop of single copies
 // (coalesced = false), or vs one raw copy of the same bytes (coalesced = true).

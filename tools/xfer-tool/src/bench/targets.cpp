@@ -29,7 +29,7 @@ Goal at_most(double v, const char *unit) { return {Goal::Op::at_most, v, unit}; 
 
 constexpr xfer_direction kDirections[] = {XFER_TO_DEVICE, XFER_TO_HOST};
 
-// Bytes of the small copy whose host cost the overhead rows measure (issue 7: "a 4-byte copy").
+// Bytes of the small copy whose host cost the overhead and observer rows measure: a 4-byte copy.
 constexpr std::size_t kSmallCopy = 4;
 
 void add_copy_vs_raw(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
@@ -57,9 +57,20 @@ void add_overhead(std::vector<TargetSpec> &t, const std::string &backend, std::o
     for (xfer_direction dir : kDirections)
         t.push_back({backend + "-overhead-" + dir_tag(dir), backend,
                      "host time of a " + std::to_string(kSmallCopy) +
-                         "-byte xfer_memcpy_async minus the raw call's, per call" + origin,
+                         "-byte xfer_memcpy_async (statistics on, as always) minus the raw call's, per call" + origin,
                      kSmallCopy, goal_us ? std::optional<Goal>(at_most(*goal_us, "us")) : std::nullopt,
                      [=](BenchEnv &env, BenchRow &row) { measure_call_overhead(env, row, backend, dir, kSmallCopy); }});
+}
+
+// What a copy observer adds to each copy, the same call as the overhead rows.
+void add_observer(std::vector<TargetSpec> &t, const std::string &backend, std::optional<double> goal_us,
+                  const std::string &origin) {
+    for (xfer_direction dir : kDirections)
+        t.push_back({backend + "-observer-" + dir_tag(dir), backend,
+                     "host time of a " + std::to_string(kSmallCopy) +
+                         "-byte xfer_memcpy_async with a no-op copy observer minus without one, per copy" + origin,
+                     kSmallCopy, goal_us ? std::optional<Goal>(at_most(*goal_us, "us")) : std::nullopt,
+                     [=](BenchEnv &env, BenchRow &row) { measure_observer_cost(env, row, backend, dir, kSmallCopy); }});
 }
 
 void add_batches(std::vector<TargetSpec> &t, const std::string &backend, std::size_t count, std::size_t piece,
@@ -105,7 +116,7 @@ std::vector<TargetSpec> make_cuda_targets() {
     const std::string i7 = " (issue 7)", i8 = " (issue 8)";
     std::vector<TargetSpec> t;
 
-    // Issue 7: ordinary (pageable) memory at pinned speed, never slower than the driver.
+    // Ordinary (pageable) memory at pinned speed, never slower than the driver.
     const std::pair<xfer_direction, double> vs_pinned[] = {{XFER_TO_DEVICE, 0.90}, {XFER_TO_HOST, 0.85}};
     for (const auto &[dir, goal] : vs_pinned)
         for (std::uint64_t size : large)
@@ -126,8 +137,10 @@ std::vector<TargetSpec> make_cuda_targets() {
                  }});
     add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, i7);
+    // Observing every copy (xfer_set_copy_observer) is cheap enough to leave on.
+    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_observer(t, backend, 0.3, "");
 
-    // Issue 8: small copies batched, user memory registered, overlap at the ideal, managed to host.
+    // Small copies batched, user memory registered, overlap at the ideal, managed to host.
     for (const char *backend : {"pinned", "pageable"})
         add_batches(t, backend, workflow_defaults.copies, workflow_defaults.copy_size, 10.0, 0.5, i8);
     add_user_memory(t, "pinned", 256 * MiB, 0.97, i8);
@@ -147,6 +160,7 @@ std::vector<TargetSpec> make_smoke_targets() {
     add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_async(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_overhead(t, "host", std::nullopt, smoke);
+    add_observer(t, "host", std::nullopt, smoke);
     add_batches(t, "host", 256, 4 * KiB, std::nullopt, std::nullopt, smoke);
     add_user_memory(t, "host", 1 * MiB, std::nullopt, smoke);
     add_overlap_efficiency(t, "host", 1 * MiB, 4, 2, std::nullopt, smoke);

@@ -41,7 +41,8 @@ void write_csv_header(std::ostream &out, const Report &report) {
     for (const ConfigValue &c : run.config)
         out << "# config: " << (c.section.empty() ? "" : c.section + ".") << c.name << " = " << c.value
             << (c.source.empty() ? "" : " (" + c.source + ")") << "\n";
-    out << "# units: GB/s = 10^9 bytes/s; ms = milliseconds; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes\n";
+    out << "# units: GB/s = 10^9 bytes/s; ms = milliseconds; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes; "
+           "path rows: count, bytes, ns = nanoseconds\n";
     out << "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,unit,"
            "bytes,size,min,median,max,mean,stddev,samples,verification,note\n";
 }
@@ -61,6 +62,24 @@ void write_csv_result(std::ostream &out, const Report &report, const WorkflowRes
         else
             out << ",,,,,0";
         out << "," << verification << "," << field(f.note) << "\n";
+    }
+    // The path breakdown as counted figures: one sample, the count in min / median / max / mean,
+    // written as an integer (%.9g would round byte counts above 10^9).
+    auto counted = [&](const std::string &name, const char *unit, std::uint64_t value, const char *note) {
+        const std::string v = std::to_string(value);
+        out << prefix << field(name) << "," << unit << ",0,," << v << "," << v << "," << v << "," << v << ",0,1,"
+            << verification << "," << field(note) << "\n";
+    };
+    if (r.paths.measured) {
+        for (const PathUse &p : r.paths.paths) {
+            const std::string name = "path:" + p.path + ":";
+            counted(name + "copies", "count", p.copies, "copies, batch entries and pieces that took the path");
+            counted(name + "bytes", "bytes", p.bytes, "bytes that took the path");
+            counted(name + "host_ns", "ns", p.host_ns, "host time inside the calls that queued them");
+        }
+        counted("paths:slow_copies", "count", r.paths.slow_copies, "pieces that took a slow path (xfer_path_is_slow)");
+        counted("paths:registrations", "count", r.paths.registrations,
+                "ranges page-locked (xfer_register, the registration cache)");
     }
     if (!r.error.empty()) out << prefix << ",,0,,,,,,,0," << verification << "," << field(r.error) << "\n";
     if (r.verification.state == Verification::State::failed)

@@ -72,6 +72,13 @@ json result_to_json(const WorkflowResult &r, bool with_samples) {
     for (const Parameter &p : r.parameters) params[p.name] = p.value ? json(*p.value) : json(p.text);
     json figures = json::array();
     for (const Figure &f : r.figures) figures.push_back(figure_to_json(f, with_samples));
+    json paths = nullptr;
+    if (r.paths.measured) {
+        paths = json::object();
+        for (const PathUse &p : r.paths.paths)
+            paths[p.path] = {{"copies", p.copies}, {"bytes", p.bytes}, {"host_ns", p.host_ns}};
+    }
+    auto count = [&](std::uint64_t v) { return r.paths.measured ? json(v) : json(nullptr); };
     return {
         {"workflow", r.workflow},
         {"backend", r.backend},
@@ -83,6 +90,9 @@ json result_to_json(const WorkflowResult &r, bool with_samples) {
           {"detail", r.verification.detail},
           {"checked", r.verification.checked}}},
         {"error", r.error.empty() ? json(nullptr) : json(r.error)},
+        {"paths", paths},
+        {"slow_copies", count(r.paths.slow_copies)},
+        {"registrations", count(r.paths.registrations)},
     };
 }
 
@@ -188,6 +198,15 @@ Report report_from_json(const json &j) {
                                                     : Verification::State::not_run;
         r.verification.detail = ver.value("detail", "");
         if (jr.contains("error") && jr["error"].is_string()) r.error = jr["error"].get<std::string>();
+        // Reports written before the path breakdown existed have none: not measured.
+        if (jr.contains("paths") && jr["paths"].is_object()) {
+            r.paths.measured = true;
+            for (const auto &[name, jp] : jr["paths"].items())
+                r.paths.add({name, jp.value("copies", std::uint64_t{0}), jp.value("bytes", std::uint64_t{0}),
+                             jp.value("host_ns", std::uint64_t{0})});
+            r.paths.slow_copies = jr.value("slow_copies", std::uint64_t{0});
+            r.paths.registrations = jr.value("registrations", std::uint64_t{0});
+        }
         report.results.push_back(std::move(r));
     }
     if (j.contains("recommendations") && j["recommendations"].is_array())

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "compare.hpp"
+#include "copy_paths.hpp"
 #include "report/report.hpp"
 #include "side_by_side.hpp"
 #include "text_table.hpp"
@@ -154,6 +155,7 @@ void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle s
         write_bandwidth_compact(out, r);
     else
         write_long(out, r);
+    if (r.paths.measured) out << "   paths: " << paths_text(r.paths) << '\n';
     write_verification(out, r);
     out << '\n';
 }

@@ -22,6 +22,7 @@
 #include <optional>
 #include <sstream>
 
+#include "copy_paths.hpp"
 #include "random_data.hpp"
 #include "side_by_side.hpp"
 #include "units.hpp"
@@ -115,6 +116,14 @@ class PeerMatrix {
 
     int size() const { return static_cast<int>(devices_.size()); }
     const PeerDevice &device(int d) const { return *devices_.at(static_cast<std::size_t>(d)); }
+
+    // A peer copy counts in its stream's context, the destination's: the copies into the
+    // other devices are in the contexts opened here (fresh, so all of them are this workflow's).
+    // The runner reads the context the workflow runs on.
+    void add_other_devices_paths(PathBreakdown &out) const {
+        for (const auto &d : devices_)
+            if (d->owned) add_copy_paths(out, *d->owned);
+    }
 
     void xfer_copy(const PeerDevice &dst, const PeerDevice &src) const {
         check(xfer_memcpy_peer_async(dst.ctx->get(), dst.buf->device(), src.ctx->get(), src.buf->device(), bytes_,
@@ -247,6 +256,7 @@ void run_peer(WorkflowRun &run) {
     add_text_param(r, "matrix", matrix_text(xfer_rows, m.size()));
     for (const auto *rows : {&xfer_rows, &raw_rows, &ratio_rows})
         r.figures.insert(r.figures.end(), rows->begin(), rows->end());
+    m.add_other_devices_paths(r.paths);
     r.verification = verifier.result();
 }
 

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "copy_paths.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "error.hpp"
+#include "last_error.hpp"
+#include "objects.hpp"
+
+namespace xfer::core {
+namespace {
+
+// The copy entry running on this thread (its notes), and the statistics registrations go to.
+thread_local CopyCall *t_call = nullptr;
+thread_local CopyStats *t_registrations = nullptr;
+
+const char *kind_name(xfer_copy_kind kind) noexcept {
+    switch (kind) {
+    case XFER_COPY_HOST_TO_HOST:
+        return "h2h";
+    case XFER_COPY_HOST_TO_DEVICE:
+        return "h2d";
+    case XFER_COPY_DEVICE_TO_HOST:
+        return "d2h";
+    case XFER_COPY_DEVICE_TO_DEVICE:
+        return "d2d";
+    default:
+        return "default";
+    }
+}
+
+// Why a path was taken, as the refusal and the log say it.
+const char *reason_text(xfer_path_reason reason) noexcept {
+    switch (reason) {
+    case XFER_REASON_MEMORY:
+        return "the path of this memory";
+    case XFER_REASON_BELOW_CROSSOVER:
+        return "smaller than the size from which a faster path is measured";
+    case XFER_REASON_NO_FASTER_PATH:
+        return "this backend has no faster path for this memory (register it, or use the pageable or pinned backend)";
+    case XFER_REASON_FIRST_USE:
+        return "the first copy of this range: the registration cache page-locks it now";
+    case XFER_REASON_CACHE_HIT:
+        return "a range already in the registration cache";
+    case XFER_REASON_CACHE_FULL:
+        return "the registration cache is full (registration_cache)";
+    case XFER_REASON_REGISTRATION_FAILED:
+        return "cudaHostRegister refused the range";
+    case XFER_REASON_CONFIGURED:
+        return "a backend parameter chose this path";
+    case XFER_REASON_SPLIT:
+        return "the copy runs past the end of a registration made elsewhere";
+    default:
+        return "no reason given";
+    }
+}
+
+void add_relaxed(std::atomic<std::uint64_t> &a, std::uint64_t v) noexcept {
+    if (v != 0) a.fetch_add(v, std::memory_order_relaxed);
+}
+
+} // namespace
+
+// ------------------------------------------------------------------------- CopyLog
+
+CopyLog::CopyLog(const std::string &path, std::string label) : file_(stderr), owned_(false), label_(std::move(label)) {
+    if (path.empty() || path == "-") return;
+    file_ = std::fopen(path.c_str(), "a");
+    if (file_ == nullptr) {
+        raise(XFER_ERROR_CONFIG, "xfer_open: the copy log ", path,
+              " (XFER_LOG_FILE, config key log_file) cannot be opened for appending: ", std::strerror(errno));
+    }
+    owned_ = true;
+}
+
+CopyLog::~CopyLog() {
+    if (owned_) std::fclose(file_);
+}
+
+void CopyLog::write(const xfer_copy_record &r) noexcept {
+    // One fprintf per record: stdio locks the stream for the call, so lines never interleave.
+    std::fprintf(file_, "xfer: copy %s %s %s path=%s reason=%s copies=%llu bytes=%llu host_us=%.3f%s\n", label_.c_str(),
+                 r.function, kind_name(r.kind), xfer_copy_path_name(r.path), xfer_path_reason_name(r.reason),
+                 static_cast<unsigned long long>(r.copies), static_cast<unsigned long long>(r.bytes),
+                 static_cast<double>(r.host_ns) / 1000.0, r.slow != 0 ? " slow" : "");
+    std::fflush(file_);
+}
+
+void CopyLog::observer(const xfer_copy_record *record, void *log) noexcept {
+    static_cast<CopyLog *>(log)->write(*record);
+}
+
+void CopyLog::slow_observer(const xfer_copy_record *record, void *log) noexcept {
+    if (record->slow != 0) static_cast<CopyLog *>(log)->write(*record);
+}
+
+// ----------------------------------------------------------------------- CopyStats
+
+void CopyStats::set_observer(xfer_copy_observer_fn fn, void *user_data) {
+    if (fn == nullptr) {
+        observer_.store(nullptr, std::memory_order_release);
+        return;
+    }
+    auto slot = std::make_unique<ObserverSlot>(ObserverSlot{fn, user_data});
+    std::lock_guard<std::mutex> lock(slots_mutex_);
+    slots_.push_back(std::move(slot));
+    observer_.store(slots_.back().get(), std::memory_order_release);
+}
+
+void CopyStats::configure_log(std::string path, std::string label) {
+    log_path_ = std::move(path);
+    log_label_ = std::move(label);
+}
+
+CopyLog &CopyStats::ensure_log() {
+    std::lock_guard<std::mutex> lock(slots_mutex_);
+    if (!log_owner_) {
+        log_owner_ = std::make_unique<CopyLog>(log_path_, log_label_);
+        log_.store(log_owner_.get(), std::memory_order_release);
+    }
+    return *log_owner_;
+}
+
+void CopyStats::fill(xfer_context_stats *out) const noexcept {
+    // Only the fields that fit the caller's struct (struct_size), and paths the library knows.
+    xfer_context_stats s{};
+    s.struct_size = out->struct_size;
+    s.version = XFER_CONTEXT_STATS_VERSION;
+    const std::size_t paths_at = offsetof(xfer_context_stats, paths);
+    const std::size_t fit = out->struct_size <= paths_at ? 0 : (out->struct_size - paths_at) / sizeof(xfer_path_stats);
+    constexpr std::size_t kPaths = XFER_PATH_COUNT;
+    s.path_count = static_cast<std::uint32_t>(fit < kPaths ? fit : kPaths);
+    s.calls = calls.load(std::memory_order_relaxed);
+    s.slow_copies = slow_copies.load(std::memory_order_relaxed);
+    s.refused_calls = refused_calls.load(std::memory_order_relaxed);
+    s.registrations = registrations.load(std::memory_order_relaxed);
+    s.registered_bytes = registered_bytes.load(std::memory_order_relaxed);
+    s.registration_ns = registration_ns.load(std::memory_order_relaxed);
+    s.unregistrations = unregistrations.load(std::memory_order_relaxed);
+    s.unregistered_bytes = unregistered_bytes.load(std::memory_order_relaxed);
+    s.unregistration_ns = unregistration_ns.load(std::memory_order_relaxed);
+    for (std::uint32_t p = 0; p < s.path_count; ++p) {
+        s.paths[p].copies = paths[p].copies.load(std::memory_order_relaxed);
+        s.paths[p].bytes = paths[p].bytes.load(std::memory_order_relaxed);
+        s.paths[p].host_ns = host_clock::to_ns(paths[p].ticks.load(std::memory_order_relaxed));
+    }
+    std::memcpy(out, &s, out->struct_size < sizeof s ? out->struct_size : sizeof s);
+}
+
+void CopyStats::reset() noexcept {
+    for (PathCounters &p : paths) {
+        p.copies.store(0, std::memory_order_relaxed);
+        p.bytes.store(0, std::memory_order_relaxed);
+        p.ticks.store(0, std::memory_order_relaxed);
+    }
+    for (auto *a : {&calls, &slow_copies, &refused_calls, &registrations, &registered_bytes, &registration_ns,
+                    &unregistrations, &unregistered_bytes, &unregistration_ns}) {
+        a->store(0, std::memory_order_relaxed);
+    }
+}
+
+// ------------------------------------------------------------------------ CopyCall
+
+CopyCall::CopyCall(Context &ctx, const char *function, xfer_copy_kind kind, std::uint64_t bytes, std::uint64_t copies,
+                   xfer_stream stream) noexcept
+    : ctx_(ctx), stats_(ctx.stats), function_(function), kind_(kind), bytes_(bytes), copies_(copies), stream_(stream),
+      policy_(ctx.stats.slow_path.load(std::memory_order_relaxed)), outer_(t_call),
+      outer_registrations_(t_registrations), start_(host_clock::ticks()), nvtx_(function, bytes) {
+    t_call = this;
+    t_registrations = &stats_;
+}
+
+CopyCall::~CopyCall() {
+    if (refused_ && !done_) stats_.refused_calls.fetch_add(1, std::memory_order_relaxed);
+    t_call = outer_;
+    t_registrations = outer_registrations_;
+}
+
+void CopyCall::add(xfer_copy_path path, xfer_path_reason reason, bool slow, std::uint64_t copies,
+                   std::uint64_t bytes) noexcept {
+    for (int i = 0; i < count_; ++i) {
+        Note &n = notes_[i];
+        if (n.path == path && n.reason == reason && n.slow == slow) {
+            n.copies += copies;
+            n.bytes += bytes;
+            return;
+        }
+    }
+    if (count_ == kNotes) { // more kinds of pieces than notes: the last note takes the rest
+        notes_[kNotes - 1].copies += copies;
+        notes_[kNotes - 1].bytes += bytes;
+        return;
+    }
+    notes_[count_++] = Note{path, reason, slow, copies, bytes};
+}
+
+xfer_status CopyCall::take_path(xfer_copy_path path, xfer_path_reason reason, std::uint64_t copies, std::uint64_t bytes,
+                                std::uint64_t largest_piece) noexcept {
+    CopyCall *call = t_call;
+    if (call == nullptr) return XFER_SUCCESS; // not inside a copy entry
+    if (static_cast<unsigned>(path) >= XFER_PATH_COUNT) path = XFER_PATH_UNREPORTED;
+    if (static_cast<unsigned>(reason) >= XFER_REASON_COUNT) reason = XFER_REASON_MEMORY;
+    const bool slow = xfer_path_is_slow(path, reason, largest_piece) != 0;
+    if (slow && call->policy_ == XFER_SLOW_PATH_REFUSE) {
+        call->refused_ = true;
+        set_last_error(msg(call->function_, ": refused (slow_path = refuse): ", bytes, " bytes (", copies,
+                           copies == 1 ? " copy" : " copies", ") would take the slow path '", xfer_copy_path_name(path),
+                           "' on backend '", call->ctx_.name(), "' because ", reason_text(reason),
+                           "; nothing was queued"));
+        return XFER_ERROR_SLOW_PATH;
+    }
+    call->add(path, reason, slow, copies, bytes);
+    call->nvtx_.mark_path(path, bytes);
+    return XFER_SUCCESS;
+}
+
+void CopyCall::note_registration(int unlocked, std::uint64_t bytes, std::uint64_t ns) noexcept {
+    CopyStats *s = t_registrations;
+    if (s == nullptr) return;
+    if (unlocked == 0) {
+        s->registrations.fetch_add(1, std::memory_order_relaxed);
+        add_relaxed(s->registered_bytes, bytes);
+        add_relaxed(s->registration_ns, ns);
+    } else {
+        s->unregistrations.fetch_add(1, std::memory_order_relaxed);
+        add_relaxed(s->unregistered_bytes, bytes);
+        add_relaxed(s->unregistration_ns, ns);
+    }
+}
+
+void CopyCall::done() noexcept {
+    done_ = true;
+    const std::uint64_t elapsed = host_clock::ticks() - start_;
+    std::uint64_t noted = 0;
+    for (int i = 0; i < count_; ++i) noted += notes_[i].bytes;
+    if (noted < bytes_) { // bytes no note named: the backend does not report (an older plugin)
+        add(XFER_PATH_UNREPORTED, XFER_REASON_MEMORY, false, count_ == 0 ? copies_ : 1, bytes_ - noted);
+    }
+    if (count_ == 1) { // the common case: the whole call on one path
+        const Note &n = notes_[0];
+        PathCounters &c = stats_.paths[n.path];
+        c.copies.fetch_add(n.copies, std::memory_order_relaxed);
+        c.bytes.fetch_add(n.bytes, std::memory_order_relaxed);
+        c.ticks.fetch_add(elapsed, std::memory_order_relaxed);
+        if (n.slow) stats_.slow_copies.fetch_add(n.copies, std::memory_order_relaxed);
+    } else {
+        const std::uint64_t total = noted > bytes_ ? noted : bytes_;
+        for (int i = 0; i < count_; ++i) {
+            const Note &n = notes_[i];
+            PathCounters &c = stats_.paths[n.path];
+            add_relaxed(c.copies, n.copies);
+            add_relaxed(c.bytes, n.bytes);
+            add_relaxed(c.ticks, total == 0 ? 0
+                                            : static_cast<std::uint64_t>(static_cast<double>(elapsed) *
+                                                                         static_cast<double>(n.bytes) /
+                                                                         static_cast<double>(total)));
+            if (n.slow) add_relaxed(stats_.slow_copies, n.copies);
+        }
+    }
+    stats_.calls.fetch_add(1, std::memory_order_relaxed);
+    if (const ObserverSlot *slot = stats_.observer()) {
+        report(*slot, elapsed);
+    } else if (policy_ == XFER_SLOW_PATH_WARN) {
+        warn(elapsed);
+    }
+}
+
+void CopyCall::report(const ObserverSlot &slot, std::uint64_t elapsed) noexcept {
+    // The observer may make copies of its own: they are calls of their own, not this one's.
+    t_call = outer_;
+    t_registrations = outer_registrations_;
+    std::uint64_t total = 0;
+    for (int i = 0; i < count_; ++i) total += notes_[i].bytes;
+    for (int i = 0; i < count_; ++i) {
+        const Note &n = notes_[i];
+        xfer_copy_record r{};
+        r.struct_size = sizeof r;
+        r.ctx = reinterpret_cast<xfer_context>(ctx_.handle);
+        r.stream = stream_;
+        r.function = function_;
+        r.path = n.path;
+        r.reason = n.reason;
+        r.kind = kind_;
+        r.slow = n.slow ? 1 : 0;
+        r.copies = n.copies;
+        r.bytes = n.bytes;
+        r.call_bytes = total;
+        const double share = total == 0 ? 1.0 : static_cast<double>(n.bytes) / static_cast<double>(total);
+        r.host_ns = host_clock::to_ns(static_cast<std::uint64_t>(static_cast<double>(elapsed) * share));
+        slot.fn(&r, slot.user_data);
+    }
+}
+
+void CopyCall::warn(std::uint64_t elapsed) noexcept {
+    bool any_slow = false;
+    for (int i = 0; i < count_; ++i) any_slow = any_slow || notes_[i].slow;
+    CopyLog *log = stats_.log();
+    if (!any_slow || log == nullptr) return;
+    report(ObserverSlot{&CopyLog::slow_observer, log}, elapsed);
+}
+
+// ---------------------------------------------------------------- RegistrationCall
+
+RegistrationCall::RegistrationCall(Context &ctx) noexcept : outer_(t_registrations) { t_registrations = &ctx.stats; }
+RegistrationCall::~RegistrationCall() { t_registrations = outer_; }
+
+} // namespace xfer::core
