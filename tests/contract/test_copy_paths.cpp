@@ -51,6 +51,7 @@ TEST_P(CopyPaths, EveryByteOfAMixOfCopiesIsCountedUnderANamedPath) {
     ASSERT_XFER_OK(xfer_context_reset_stats(ctx_));
 
     ASSERT_XFER_OK(xfer_copy_async(b, XFER_TO_DEVICE, 0, big, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_)); // the blocking copy below is on no stream of ours
     ASSERT_XFER_OK(xfer_copy(b, XFER_TO_HOST, 0, small));
     Bytes user = random_bytes(big, 902), back(big);
     ASSERT_XFER_OK(xfer_memcpy_async(ctx_, xfer_device_ptr(b), user.data(), big, XFER_COPY_HOST_TO_DEVICE, stream_));
