@@ -12,6 +12,7 @@
 #endif
 
 #include "cache_demote.hpp"
+#include "staging_nvtx.hpp"
 #include "staging_plan.hpp"
 
 namespace xfer::cuda::pageable {
@@ -394,6 +395,7 @@ void StagingPipeline::run(const Claim &c) noexcept {
     unsigned char *slot = j.slot_of(c.chunk).memory + piece.offset;
     unsigned char *user = j.host + span.offset + piece.offset;
     if (!j.aborted.load(std::memory_order_acquire)) {
+        const StagingPieceRange range(j.way == Way::to_device, piece.bytes);
         if (j.way == Way::to_device) {
             std::memcpy(slot, user, piece.bytes);
             if (config_.demote && plan_demotes(span.bytes, j.layout.chunk)) {

@@ -137,6 +137,15 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         if (!page_frames_readable()) {
             return decline(XFER_REASON_REGISTRATION_FAILED); // the cache cannot prove its pages
         }
+        if (hi - lo > lru_.limit()) {
+            return decline(XFER_REASON_CACHE_FULL);
+        }
+        // A copy the slow-path policy refuses leaves the cache as it was: asked before any range
+        // is evicted or locked (take_path then makes the refusal and its message).
+        if (plugin::path_refused(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, bytes)) {
+            *taken = true;
+            return plugin::take_path(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, bytes);
+        }
         // No cached range contains the copy; one that overlaps it (registered by another thread
         // since the caller's drop_stale) goes: the copy would straddle it, and the driver
         // refuses overlapping registrations.
@@ -146,9 +155,6 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
             }
         }
         ranges_.store(lru_.size(), std::memory_order_relaxed);
-        if (hi - lo > lru_.limit()) {
-            return decline(XFER_REASON_CACHE_FULL);
-        }
 
         std::vector<std::uintptr_t> victims;
         lru_.victims_for(hi - lo, &victims);
@@ -179,7 +185,7 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
         ranges_.store(lru_.size(), std::memory_order_relaxed);
         *taken = true;
         // Taken once the registration held (a failed one sends the copy to the driver, counted
-        // there): a refusal queues nothing and leaves the range cached for the next copy.
+        // there); the call's policy let it through above.
         if (auto st = plugin::take_path(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, bytes)) {
             return st;
         }

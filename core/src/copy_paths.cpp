@@ -12,9 +12,10 @@
 namespace xfer::core {
 namespace {
 
-// The copy entry running on this thread (its notes), and the statistics registrations go to.
-thread_local CopyCall *t_call = nullptr;
-thread_local CopyStats *t_registrations = nullptr;
+// The copy entry running on this thread (its notes), and the statistics registrations go to
+// (initial-exec, as CopyStats::t_slots).
+__attribute__((tls_model("initial-exec"))) thread_local CopyCall *t_call = nullptr;
+__attribute__((tls_model("initial-exec"))) thread_local CopyStats *t_registrations = nullptr;
 
 const char *kind_name(xfer_copy_kind kind) noexcept {
     switch (kind) {
@@ -59,6 +60,16 @@ const char *reason_text(xfer_path_reason reason) noexcept {
 
 void add_relaxed(std::atomic<std::uint64_t> &a, std::uint64_t v) noexcept {
     if (v != 0) a.fetch_add(v, std::memory_order_relaxed);
+}
+
+// Adds to a counter of CallCounters: this thread's own (only it writes them, so a load and a
+// store, no locked instruction), or the shared ones (atomically).
+void add_own(std::atomic<std::uint64_t> &a, std::uint64_t v, bool shared) noexcept {
+    if (shared) {
+        add_relaxed(a, v);
+    } else {
+        a.store(a.load(std::memory_order_relaxed) + v, std::memory_order_relaxed);
+    }
 }
 
 } // namespace
@@ -123,7 +134,63 @@ CopyLog &CopyStats::ensure_log() {
     return *log_owner_;
 }
 
-void CopyStats::fill(xfer_context_stats *out) const noexcept {
+// ---------------------------------------------------------------------- CopyStats
+
+namespace {
+std::atomic<std::uint64_t> g_next_stats_id{1};
+} // namespace
+
+// Initial-exec: the thread pointer plus an offset, no __tls_get_addr call per copy (a few
+// bytes of the static TLS block, which a dlopen'ed libxfer.so may take).
+__attribute__((tls_model("initial-exec"))) thread_local CopyStats::Slot CopyStats::t_slots[CopyStats::kSlots];
+__attribute__((tls_model("initial-exec"))) thread_local unsigned CopyStats::t_next_slot = 0;
+
+CopyStats::CopyStats() : id_(g_next_stats_id.fetch_add(1, std::memory_order_relaxed)) {}
+
+CallCounters &CopyStats::mine() noexcept {
+    for (const Slot &slot : t_slots) {
+        if (slot.owner == id_) return *slot.counters;
+    }
+    return mine_slow();
+}
+
+CallCounters &CopyStats::mine_slow() noexcept {
+    CallCounters *counters = &shared_;
+    try {
+        const std::thread::id me = std::this_thread::get_id();
+        std::lock_guard<std::mutex> lock(threads_mutex_);
+        counters = nullptr;
+        for (auto &[thread, c] : threads_) {
+            if (thread == me) counters = c.get(); // a thread back after using more than kSlots contexts
+        }
+        if (counters == nullptr) {
+            threads_.emplace_back(me, std::make_unique<CallCounters>());
+            counters = threads_.back().second.get();
+        }
+    } catch (...) { // out of memory (or a mutex that failed): the shared counters
+        return shared_;
+    }
+    t_slots[t_next_slot++ % kSlots] = Slot{id_, counters};
+    return *counters;
+}
+
+CallTotals CopyStats::totals_locked() const noexcept {
+    CallTotals t;
+    const auto add = [&t](const CallCounters &c) {
+        for (int p = 0; p < XFER_PATH_COUNT; ++p) {
+            t.copies[p] += c.paths[p].copies.load(std::memory_order_relaxed);
+            t.bytes[p] += c.paths[p].bytes.load(std::memory_order_relaxed);
+            t.ticks[p] += c.paths[p].ticks.load(std::memory_order_relaxed);
+        }
+        t.calls += c.calls.load(std::memory_order_relaxed);
+        t.slow_copies += c.slow_copies.load(std::memory_order_relaxed);
+    };
+    add(shared_);
+    for (const auto &entry : threads_) add(*entry.second);
+    return t;
+}
+
+void CopyStats::fill(xfer_context_stats *out) noexcept {
     // Only the fields that fit the caller's struct (struct_size), and paths the library knows.
     xfer_context_stats s{};
     s.struct_size = out->struct_size;
@@ -132,8 +199,21 @@ void CopyStats::fill(xfer_context_stats *out) const noexcept {
     const std::size_t fit = out->struct_size <= paths_at ? 0 : (out->struct_size - paths_at) / sizeof(xfer_path_stats);
     constexpr std::size_t kPaths = XFER_PATH_COUNT;
     s.path_count = static_cast<std::uint32_t>(fit < kPaths ? fit : kPaths);
-    s.calls = calls.load(std::memory_order_relaxed);
-    s.slow_copies = slow_copies.load(std::memory_order_relaxed);
+    CallTotals t;
+    {
+        std::lock_guard<std::mutex> lock(threads_mutex_);
+        t = totals_locked();
+        // Counters only grow: what reset() saw is at most what is read now.
+        for (int p = 0; p < XFER_PATH_COUNT; ++p) {
+            t.copies[p] -= baseline_.copies[p];
+            t.bytes[p] -= baseline_.bytes[p];
+            t.ticks[p] -= baseline_.ticks[p];
+        }
+        t.calls -= baseline_.calls;
+        t.slow_copies -= baseline_.slow_copies;
+    }
+    s.calls = t.calls;
+    s.slow_copies = t.slow_copies;
     s.refused_calls = refused_calls.load(std::memory_order_relaxed);
     s.registrations = registrations.load(std::memory_order_relaxed);
     s.registered_bytes = registered_bytes.load(std::memory_order_relaxed);
@@ -142,21 +222,22 @@ void CopyStats::fill(xfer_context_stats *out) const noexcept {
     s.unregistered_bytes = unregistered_bytes.load(std::memory_order_relaxed);
     s.unregistration_ns = unregistration_ns.load(std::memory_order_relaxed);
     for (std::uint32_t p = 0; p < s.path_count; ++p) {
-        s.paths[p].copies = paths[p].copies.load(std::memory_order_relaxed);
-        s.paths[p].bytes = paths[p].bytes.load(std::memory_order_relaxed);
-        s.paths[p].host_ns = host_clock::to_ns(paths[p].ticks.load(std::memory_order_relaxed));
+        s.paths[p].copies = t.copies[p];
+        s.paths[p].bytes = t.bytes[p];
+        s.paths[p].host_ns = host_clock::to_ns(t.ticks[p]);
     }
     std::memcpy(out, &s, out->struct_size < sizeof s ? out->struct_size : sizeof s);
 }
 
 void CopyStats::reset() noexcept {
-    for (PathCounters &p : paths) {
-        p.copies.store(0, std::memory_order_relaxed);
-        p.bytes.store(0, std::memory_order_relaxed);
-        p.ticks.store(0, std::memory_order_relaxed);
+    {
+        // The per-thread counters are their threads' alone to write: reset remembers what they
+        // hold, and fill() reports what was added since.
+        std::lock_guard<std::mutex> lock(threads_mutex_);
+        baseline_ = totals_locked();
     }
-    for (auto *a : {&calls, &slow_copies, &refused_calls, &registrations, &registered_bytes, &registration_ns,
-                    &unregistrations, &unregistered_bytes, &unregistration_ns}) {
+    for (auto *a : {&refused_calls, &registrations, &registered_bytes, &registration_ns, &unregistrations,
+                    &unregistered_bytes, &unregistration_ns}) {
         a->store(0, std::memory_order_relaxed);
     }
 }
@@ -216,6 +297,13 @@ xfer_status CopyCall::take_path(xfer_copy_path path, xfer_path_reason reason, st
     return XFER_SUCCESS;
 }
 
+int CopyCall::path_refused(xfer_copy_path path, xfer_path_reason reason, std::uint64_t largest_piece) noexcept {
+    const CopyCall *call = t_call;
+    if (call == nullptr || call->policy_ != XFER_SLOW_PATH_REFUSE) return 0;
+    if (static_cast<unsigned>(path) >= XFER_PATH_COUNT || static_cast<unsigned>(reason) >= XFER_REASON_COUNT) return 0;
+    return xfer_path_is_slow(path, reason, largest_piece) != 0 ? 1 : 0;
+}
+
 void CopyCall::note_registration(int unlocked, std::uint64_t bytes, std::uint64_t ns) noexcept {
     CopyStats *s = t_registrations;
     if (s == nullptr) return;
@@ -238,28 +326,31 @@ void CopyCall::done() noexcept {
     if (noted < bytes_) { // bytes no note named: the backend does not report (an older plugin)
         add(XFER_PATH_UNREPORTED, XFER_REASON_MEMORY, false, count_ == 0 ? copies_ : 1, bytes_ - noted);
     }
+    CallCounters &mine = stats_.mine();
+    const bool shared = stats_.shared(mine);
     if (count_ == 1) { // the common case: the whole call on one path
         const Note &n = notes_[0];
-        PathCounters &c = stats_.paths[n.path];
-        c.copies.fetch_add(n.copies, std::memory_order_relaxed);
-        c.bytes.fetch_add(n.bytes, std::memory_order_relaxed);
-        c.ticks.fetch_add(elapsed, std::memory_order_relaxed);
-        if (n.slow) stats_.slow_copies.fetch_add(n.copies, std::memory_order_relaxed);
+        PathCounters &c = mine.paths[n.path];
+        add_own(c.copies, n.copies, shared);
+        add_own(c.bytes, n.bytes, shared);
+        add_own(c.ticks, elapsed, shared);
+        if (n.slow) add_own(mine.slow_copies, n.copies, shared);
     } else {
         const std::uint64_t total = noted > bytes_ ? noted : bytes_;
         for (int i = 0; i < count_; ++i) {
             const Note &n = notes_[i];
-            PathCounters &c = stats_.paths[n.path];
-            add_relaxed(c.copies, n.copies);
-            add_relaxed(c.bytes, n.bytes);
-            add_relaxed(c.ticks, total == 0 ? 0
-                                            : static_cast<std::uint64_t>(static_cast<double>(elapsed) *
-                                                                         static_cast<double>(n.bytes) /
-                                                                         static_cast<double>(total)));
-            if (n.slow) add_relaxed(stats_.slow_copies, n.copies);
+            PathCounters &c = mine.paths[n.path];
+            add_own(c.copies, n.copies, shared);
+            add_own(c.bytes, n.bytes, shared);
+            add_own(c.ticks,
+                    total == 0 ? 0
+                               : static_cast<std::uint64_t>(static_cast<double>(elapsed) *
+                                                            static_cast<double>(n.bytes) / static_cast<double>(total)),
+                    shared);
+            if (n.slow) add_own(mine.slow_copies, n.copies, shared);
         }
     }
-    stats_.calls.fetch_add(1, std::memory_order_relaxed);
+    add_own(mine.calls, 1, shared);
     if (const ObserverSlot *slot = stats_.observer()) {
         report(*slot, elapsed);
     } else if (policy_ == XFER_SLOW_PATH_WARN) {

@@ -5,8 +5,9 @@
 // returned, counted and reported.
 //
 // Cost: statistics are always on, so a copy call pays two clock reads (host_clock.hpp), a few
-// relaxed atomic additions and one branch for the observer. The notes live on the caller's
-// stack; the thread-local pointer to them is what take_path finds.
+// additions to counters only its thread writes (no locked instruction: CallCounters) and one
+// branch for the observer. The notes live on the caller's stack; the thread-local pointer to
+// them is what take_path finds.
 #pragma once
 
 #include <atomic>
@@ -15,6 +16,8 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "host_clock.hpp"
@@ -28,6 +31,21 @@ struct Context;
 // A context's counters (relaxed atomics: each is exact; a reader may see a copy half counted).
 struct PathCounters {
     std::atomic<std::uint64_t> copies{0}, bytes{0}, ticks{0};
+};
+
+// The counters of every copy call: one set per thread that copies on a context, written by that
+// thread alone (a relaxed load and store: a locked addition per counter cost more than the
+// rest of the counting together), read and summed by xfer_context_get_stats (relaxed atomics, so
+// reading while the thread counts is defined). One cache line or more of its own each.
+struct alignas(64) CallCounters {
+    PathCounters paths[XFER_PATH_COUNT];
+    std::atomic<std::uint64_t> calls{0}, slow_copies{0};
+};
+
+// Sums of CallCounters, as plain numbers.
+struct CallTotals {
+    std::uint64_t copies[XFER_PATH_COUNT]{}, bytes[XFER_PATH_COUNT]{}, ticks[XFER_PATH_COUNT]{};
+    std::uint64_t calls = 0, slow_copies = 0;
 };
 
 struct ObserverSlot {
@@ -59,8 +77,8 @@ class CopyLog {
 
 class CopyStats {
   public:
-    PathCounters paths[XFER_PATH_COUNT];
-    std::atomic<std::uint64_t> calls{0}, slow_copies{0}, refused_calls{0};
+    CopyStats();
+    std::atomic<std::uint64_t> refused_calls{0};
     std::atomic<std::uint64_t> registrations{0}, registered_bytes{0}, registration_ns{0};
     std::atomic<std::uint64_t> unregistrations{0}, unregistered_bytes{0}, unregistration_ns{0};
 
@@ -79,10 +97,34 @@ class CopyStats {
     void observe_with_log() { set_observer(&CopyLog::observer, &ensure_log()); }
     CopyLog *log() const noexcept { return log_.load(std::memory_order_acquire); }
 
-    void fill(xfer_context_stats *out) const noexcept;
+    // The calling thread's counters on this context (made on its first copy here). Counters
+    // that could not be made (out of memory) are the shared ones, added to atomically.
+    CallCounters &mine() noexcept;
+    bool shared(const CallCounters &c) const noexcept { return &c == &shared_; }
+
+    void fill(xfer_context_stats *out) noexcept;
     void reset() noexcept;
 
   private:
+    // The counters a thread used last, by context (ids are never reused, so an entry of a closed
+    // context never matches again).
+    struct Slot {
+        std::uint64_t owner = 0;
+        CallCounters *counters = nullptr;
+    };
+    static constexpr int kSlots = 4;
+    static thread_local Slot t_slots[kSlots];
+    static thread_local unsigned t_next_slot;
+
+    CallCounters &mine_slow() noexcept;
+    CallTotals totals_locked() const noexcept; // under threads_mutex_
+
+    const std::uint64_t id_;
+    std::mutex threads_mutex_;
+    std::vector<std::pair<std::thread::id, std::unique_ptr<CallCounters>>> threads_; // under threads_mutex_
+    CallCounters shared_;
+    CallTotals baseline_; // what reset() saw, under threads_mutex_
+
     std::atomic<const ObserverSlot *> observer_{nullptr};
     std::mutex slots_mutex_;
     std::vector<std::unique_ptr<ObserverSlot>> slots_;
@@ -105,10 +147,11 @@ class CopyCall {
     // Counts the notes (bytes nobody noted: XFER_PATH_UNREPORTED) and reports them.
     void done() noexcept;
 
-    // The core's take_path and note_registration services (xfer_backend.h).
+    // The core's take_path, note_registration and path_refused services (xfer_backend.h).
     static xfer_status take_path(xfer_copy_path path, xfer_path_reason reason, std::uint64_t copies,
                                  std::uint64_t bytes, std::uint64_t largest_piece) noexcept;
     static void note_registration(int unlocked, std::uint64_t bytes, std::uint64_t ns) noexcept;
+    static int path_refused(xfer_copy_path path, xfer_path_reason reason, std::uint64_t largest_piece) noexcept;
 
   private:
     struct Note {

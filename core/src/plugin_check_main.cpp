@@ -35,6 +35,7 @@ int main(int argc, char **argv) {
                                                  XFER_BACKEND_ABI_MINOR,
                                                  &ignore_error,
                                                  nullptr,
+                                                 nullptr,
                                                  nullptr};
             (void)entry(&services);
         }

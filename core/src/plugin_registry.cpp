@@ -32,8 +32,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const xfer_core_services kServices = {
-    sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR, XFER_BACKEND_ABI_MINOR,
-    &plugin_set_error,          &CopyCall::take_path,   &CopyCall::note_registration,
+    sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR,       XFER_BACKEND_ABI_MINOR,  &plugin_set_error,
+    &CopyCall::take_path,       &CopyCall::note_registration, &CopyCall::path_refused,
 };
 
 // A plugin record together with the library that must stay loaded for its table to be valid.

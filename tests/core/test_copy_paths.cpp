@@ -4,6 +4,7 @@
 // copy observer, the slow-path policy (allow, warn through the copy log, refuse with
 // XFER_ERROR_SLOW_PATH and nothing queued), the copy log of XFER_LOG=copies, registrations, and
 // every bad argument of the new functions.
+#include <atomic>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -170,6 +171,57 @@ TEST_F(CopyPaths, CountsAreExactWithManyThreadsCopyingAtOnce) {
     EXPECT_EQ(s.calls, std::uint64_t{kThreads} * kCopies);
     EXPECT_EQ(s.paths[XFER_PATH_DRIVER_PAGEABLE].copies, std::uint64_t{kThreads} * kCopies);
     EXPECT_EQ(s.paths[XFER_PATH_DRIVER_PAGEABLE].bytes, kThreads * bytes);
+}
+
+TEST_F(CopyPaths, CountsStayExactAcrossManyContextsPerThreadReadsWhileCountingAndResets) {
+    // Each thread keeps its own counters per context: threads that copy on more contexts than it
+    // keeps at hand, threads that ended, and a reader and a reset while they count.
+    constexpr int kContexts = 7, kThreads = 4, kRounds = 300;
+    std::vector<xfer_context> ctxs(kContexts, nullptr);
+    std::vector<xfer_stream> streams(kContexts, nullptr);
+    for (int c = 0; c < kContexts; ++c) {
+        ASSERT_XFER(XFER_SUCCESS, xfer_open("mockpaths", 0, &ctxs[c]));
+        ASSERT_XFER(XFER_SUCCESS, xfer_stream_create(ctxs[c], &streams[c]));
+    }
+    std::vector<unsigned char> src(512, 0x11);
+    const auto copy_round = [&](std::vector<unsigned char> &dst, int round) {
+        for (int c = 0; c < kContexts; ++c) {
+            ASSERT_XFER(XFER_SUCCESS, xfer_memcpy_async(ctxs[c], dst.data(), src.data(), 1 + (round + c) % 100,
+                                                        XFER_COPY_HOST_TO_DEVICE, streams[c]));
+        }
+    };
+    // Counted before the reset: gone from what stats_of reports after it.
+    std::vector<unsigned char> first(512);
+    for (int r = 0; r < 10; ++r) copy_round(first, r);
+    for (xfer_context c : ctxs) ASSERT_XFER(XFER_SUCCESS, xfer_context_reset_stats(c));
+    std::atomic<bool> counting{true};
+    std::thread reader([&] {
+        std::uint64_t last = 0;
+        while (counting.load()) {
+            const std::uint64_t now = stats_of(ctxs[0]).calls;
+            EXPECT_GE(now, last); // never backwards
+            last = now;
+        }
+    });
+    std::vector<std::thread> threads;
+    std::vector<std::vector<unsigned char>> dsts(kThreads, std::vector<unsigned char>(512));
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            for (int r = 0; r < kRounds; ++r) copy_round(dsts[t], r);
+        });
+    }
+    for (std::thread &t : threads) t.join();
+    counting = false;
+    reader.join();
+    for (int c = 0; c < kContexts; ++c) {
+        std::uint64_t bytes = 0;
+        for (int r = 0; r < kRounds; ++r) bytes += 1 + (r + c) % 100;
+        const xfer_context_stats s = stats_of(ctxs[c]);
+        EXPECT_EQ(s.calls, std::uint64_t{kThreads} * kRounds) << "context " << c;
+        EXPECT_EQ(s.paths[XFER_PATH_DRIVER_PAGEABLE].copies, std::uint64_t{kThreads} * kRounds) << "context " << c;
+        EXPECT_EQ(s.paths[XFER_PATH_DRIVER_PAGEABLE].bytes, kThreads * bytes) << "context " << c;
+    }
+    for (xfer_context c : ctxs) EXPECT_XFER(XFER_SUCCESS, xfer_close(c));
 }
 
 TEST_F(CopyPaths, BytesAPluginDoesNotReportAreCountedAsUnreported) {
@@ -362,6 +414,31 @@ TEST_F(CopyPaths, BadPolicyAndLogSettingsAreConfigErrors) {
     xfer_slow_path policy = XFER_SLOW_PATH_ALLOW;
     ASSERT_XFER(XFER_SUCCESS, xfer_context_get_slow_path(ctx_, &policy));
     EXPECT_EQ(policy, XFER_SLOW_PATH_REFUSE);
+}
+
+TEST_F(CopyPaths, ARefusedRegistrationOnFirstUseRegistersNothing) {
+    const std::size_t bytes = 3 * kMiB + 1; // the mock registers copies of this size on first use
+    open();
+    ASSERT_XFER(XFER_SUCCESS, xfer_context_set_slow_path(ctx_, XFER_SLOW_PATH_REFUSE));
+    EXPECT_XFER(XFER_ERROR_SLOW_PATH, raw(bytes));
+    const std::string m = xfer_last_error();
+    EXPECT_NE(m.find("new_registration"), std::string::npos) << m;
+    EXPECT_EQ(dst_[0], 0x00);
+    xfer_context_stats s = stats_of(ctx_);
+    EXPECT_EQ(s.refused_calls, 1u);
+    EXPECT_EQ(s.registrations, 0u); // asked first: nothing was locked for the refused copy
+    EXPECT_EQ(s.paths[XFER_PATH_NEW_REGISTRATION].copies, 0u);
+    // Under warn (and allow) the same copy registers and is counted, once.
+    ASSERT_XFER(XFER_SUCCESS, xfer_context_set_slow_path(ctx_, XFER_SLOW_PATH_WARN));
+    EXPECT_XFER(XFER_SUCCESS, raw(bytes));
+    EXPECT_EQ(dst_[bytes - 1], 0x5a);
+    s = stats_of(ctx_);
+    EXPECT_EQ(s.registrations, 1u);
+    EXPECT_EQ(s.registered_bytes, bytes);
+    EXPECT_EQ(s.paths[XFER_PATH_NEW_REGISTRATION].copies, 1u);
+    EXPECT_EQ(s.paths[XFER_PATH_NEW_REGISTRATION].bytes, bytes);
+    EXPECT_EQ(s.slow_copies, 1u);
+    EXPECT_EQ(s.refused_calls, 1u);
 }
 
 TEST_F(CopyPaths, RegistrationsAreCounted) {

@@ -156,7 +156,8 @@ typedef enum xfer_status {
     /** A bug in xfer itself (an internal invariant broke, or an unexpected exception was caught). */
     XFER_ERROR_INTERNAL = 15,
     /** The copy would take a slow path (xfer_path_is_slow) and the context's slow-path policy is
-        XFER_SLOW_PATH_REFUSE; the message names the path and why it was taken. Nothing was queued. */
+        XFER_SLOW_PATH_REFUSE; the message names the path and why it was taken. Nothing was queued
+        (and no range was registered for it). */
     XFER_ERROR_SLOW_PATH = 16,
     XFER_STATUS_FORCE_INT32 = 0x7fffffff
 } xfer_status;
@@ -665,7 +666,7 @@ XFER_API void *xfer_event_native(xfer_event e);
  * staged copy's head through the driver, a copy straddling a registration) tags each piece
  * with its own. The tags reach three places, all per context:
  *  - statistics (xfer_context_get_stats): per path, the copies, bytes and host time. Always on:
- *    counting is a few relaxed atomic additions per call;
+ *    a call reads the clock twice and adds to counters only its own thread writes;
  *  - a copy observer (xfer_set_copy_observer), or the built-in log of XFER_LOG=copies: one
  *    record per path a call used, after the call queued its copies;
  *  - the slow-path policy (xfer_context_set_slow_path, config key slow_path): a copy whose path
@@ -837,7 +838,7 @@ typedef enum xfer_slow_path {
     XFER_SLOW_PATH_WARN = 1,   /**< copy it and report it: to the observer with slow = 1, or, with
                                     no observer installed, as a line in the copy log (stderr, or
                                     XFER_LOG_FILE) */
-    XFER_SLOW_PATH_REFUSE = 2, /**< queue nothing and return XFER_ERROR_SLOW_PATH */
+    XFER_SLOW_PATH_REFUSE = 2, /**< queue (and register) nothing and return XFER_ERROR_SLOW_PATH */
     XFER_SLOW_PATH_FORCE_INT32 = 0x7fffffff
 } xfer_slow_path;
 

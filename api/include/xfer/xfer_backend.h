@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 4
+#define XFER_BACKEND_ABI_MINOR 5
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -76,6 +76,15 @@ typedef struct xfer_core_services {
         registration cache's registrations, evictions and stale ranges. Called on the thread
         that called the entry; outside an entry it does nothing. */
     void (*note_registration)(int unlocked, uint64_t bytes, uint64_t ns);
+
+    /* --- ABI 1.5 --- */
+    /** 1 when the slow-path policy of the copy entry running on this thread would refuse `path`
+        taken for `reason` with a largest piece of `largest_piece` bytes (take_path would return
+        XFER_ERROR_SLOW_PATH), else 0; nothing is counted. An entry asks it before a step that
+        changes state on the way to a path (the registration cache's cudaHostRegister), so that
+        a refused copy leaves nothing behind; it then calls take_path for the refusal itself.
+        Outside a copy entry: 0. */
+    int (*path_refused)(xfer_copy_path path, xfer_path_reason reason, uint64_t largest_piece);
 } xfer_core_services;
 
 /** A parameter a backend declares. The core maps it to the config-file key

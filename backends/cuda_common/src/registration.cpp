@@ -176,8 +176,10 @@ xfer_status HostRegistrations::remove_all() noexcept {
     xfer_status st = XFER_SUCCESS;
     for (const auto &entry : ranges_) {
         for (const Piece &p : entry.second.pieces) {
+            const plugin::HostTimer timer;
             st = last_failure(st, check(cudaHostUnregister(p.start), "cudaHostUnregister(%p, %zu bytes) at close",
                                         static_cast<void *>(p.start), p.bytes));
+            plugin::note_registration(true, p.bytes, timer.ns());
         }
     }
     ranges_.clear();

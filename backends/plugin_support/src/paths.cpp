@@ -28,6 +28,15 @@ void note_registration(bool unlocked, std::uint64_t bytes, std::uint64_t ns) noe
     core->note_registration(unlocked ? 1 : 0, bytes, ns);
 }
 
+bool path_refused(xfer_copy_path path, xfer_path_reason reason, std::uint64_t largest_piece) noexcept {
+    const xfer_core_services *core = core_services();
+    if (core == nullptr || core->struct_size < offsetof(xfer_core_services, path_refused) + sizeof core->path_refused ||
+        core->path_refused == nullptr) {
+        return false;
+    }
+    return core->path_refused(path, reason, largest_piece) != 0;
+}
+
 xfer_status PathTally::take_all() const noexcept {
     for (int i = 0; i < kCells; ++i) {
         const Cell &c = cells_[i];

@@ -243,8 +243,20 @@ static xfer_status mock_device_info(void *ctx, xfer_device_info *info) {
 
 #ifdef MOCK_PATHS
 #define MOCK_SPLIT_BYTES ((size_t)4 << 20)
+/* A copy of exactly this size "registers" its range on first use, as the pinned backend's
+   registration cache does: it asks path_refused before the registration, so a refused copy
+   registers nothing. */
+#define MOCK_REGISTER_ON_USE_BYTES (((size_t)3 << 20) + 1)
 /* Every piece is taken before anything is copied: a refusal leaves the destination untouched. */
 static xfer_status mock_take_raw_paths(size_t bytes) {
+    if (bytes == MOCK_REGISTER_ON_USE_BYTES &&
+        g_core->struct_size >= offsetof(xfer_core_services, path_refused) + sizeof g_core->path_refused) {
+        if (g_core->path_refused(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, bytes)) {
+            return g_core->take_path(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, 1, bytes, bytes);
+        }
+        g_core->note_registration(0, bytes, 2000);
+        return g_core->take_path(XFER_PATH_NEW_REGISTRATION, XFER_REASON_FIRST_USE, 1, bytes, bytes);
+    }
     if (bytes < MOCK_SPLIT_BYTES) {
         return g_core->take_path(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_BELOW_CROSSOVER, 1, bytes, bytes);
     }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // How a plugin tells the core which path each copy takes and what it page-locked (the core's
-// take_path and note_registration services, xfer_backend.h). Every copy entry calls take_path
+// take_path, note_registration and path_refused services, xfer_backend.h). Every copy entry calls take_path
 // for each piece before queuing it; an older core without the services gets nothing and every
 // path is allowed.
 #pragma once
@@ -24,6 +24,10 @@ inline xfer_status take_path(xfer_copy_path path, xfer_path_reason reason, std::
 
 // core->note_registration when the core has it.
 void note_registration(bool unlocked, std::uint64_t bytes, std::uint64_t ns) noexcept;
+
+// core->path_refused when the core has it, else false: whether take_path would refuse the path.
+// Asked before a step that changes state on the way to the path (a registration).
+bool path_refused(xfer_copy_path path, xfer_path_reason reason, std::uint64_t largest_piece) noexcept;
 
 // The host time of one registration or unregistration, for note_registration.
 class HostTimer {
