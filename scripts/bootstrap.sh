@@ -18,6 +18,7 @@ packages=(
   gfortran                                    # the Fortran module and its test
   clang libclang-rt-14-dev                    # libFuzzer targets (fuzz preset, scripts/fuzz-ci.sh)
   clang-format-14                             # the format check (scripts/check-format.sh)
+  libopenmpi-dev openmpi-bin                  # bindings/c/example_mpi.c and its 2-rank test
 )
 
 missing=()

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_buffer.hpp"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -50,6 +54,39 @@ class Reservation {
     DeviceMemoryAccount &account_;
     std::size_t bytes_;
 };
+
+// Reserves `bytes` of the emulated device for a buffer; XFER_ERROR_OUT_OF_MEMORY (reported,
+// naming `what`) when they do not fit. The caller releases it (Reservation) unless kept.
+xfer_status reserve(DeviceMemoryAccount &account, std::size_t bytes, const char *what) {
+    if (!account.reserve(bytes)) {
+        const auto capacity = account.capacity();
+        const auto used = account.used();
+        // Where the capacity came from, so the user knows which knob to turn.
+        const char *source = account.capacity_from_param()
+                                 ? "set by the device_memory parameter"
+                                 : "half the physical RAM, as device_memory is 0: each buffer takes its size twice";
+        return plugin::fail(XFER_ERROR_OUT_OF_MEMORY,
+                            "host %s: emulated device memory exhausted: %zu bytes requested, %llu of %llu "
+                            "bytes free on this device, all its contexts together (capacity %s)",
+                            what, bytes, static_cast<unsigned long long>(used > capacity ? 0 : capacity - used),
+                            static_cast<unsigned long long>(capacity), source);
+    }
+    return XFER_SUCCESS;
+}
+
+// A shareable storage's layout: the host view, then the device view, each rounded up to pages.
+std::size_t view_stride(std::size_t bytes) noexcept { return (bytes + page_size() - 1) / page_size() * page_size(); }
+
+// Closes a descriptor unless handed on.
+struct OwnedFd {
+    int fd = -1;
+    ~OwnedFd() {
+        if (fd >= 0) ::close(fd);
+    }
+    int release() noexcept { return std::exchange(fd, -1); }
+};
+
+constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW;
 } // namespace
 
 HostStorage::HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
@@ -86,25 +123,20 @@ HostStorage::~HostStorage() {
     if (views_) {
         views_->remove(*this);
     }
-    std::free(host_);
-    std::free(device_);
+    if (memfd_ >= 0) {
+        ::munmap(host_, mapped_bytes_); // both views; other processes' mappings keep the memory
+        ::close(memfd_);
+    } else {
+        std::free(host_);
+        std::free(device_);
+    }
     account_->release(bytes_);
 }
 
 xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
                                 std::size_t bytes, std::shared_ptr<HostStorage> *out) {
-    if (!account->reserve(bytes)) {
-        const auto capacity = account->capacity();
-        const auto used = account->used();
-        // Where the capacity came from, so the user knows which knob to turn.
-        const char *source = account->capacity_from_param()
-                                 ? "set by the device_memory parameter"
-                                 : "half the physical RAM, as device_memory is 0: each buffer takes its size twice";
-        return plugin::fail(XFER_ERROR_OUT_OF_MEMORY,
-                            "host buffer_alloc: emulated device memory exhausted: %zu bytes requested, %llu of %llu "
-                            "bytes free on this device, all its contexts together (capacity %s)",
-                            bytes, static_cast<unsigned long long>(used > capacity ? 0 : capacity - used),
-                            static_cast<unsigned long long>(capacity), source);
+    if (xfer_status st = reserve(*account, bytes, "buffer_alloc")) {
+        return st;
     }
     Reservation reservation(*account, bytes);
     Block host;
@@ -124,11 +156,102 @@ xfer_status HostStorage::create(std::shared_ptr<DeviceMemoryAccount> account, st
     host.release();
     device.release();
     reservation.keep();
+    return publish(std::move(owner), std::move(views), out);
+}
+
+xfer_status HostStorage::publish(std::unique_ptr<HostStorage> owner, std::shared_ptr<LiveViews> views,
+                                 std::shared_ptr<HostStorage> *out) {
     std::shared_ptr<HostStorage> storage(std::move(owner));
     storage->views_ = views;
     views->add(storage); // may throw bad_alloc: then the storage is released and unlisted
     *out = std::move(storage);
     return XFER_SUCCESS;
+}
+
+// Shareable: both views in one memfd, its size sealed (F_SEAL_SHRINK | F_SEAL_GROW), so that
+// no process can shrink it under another's mapping (which would turn reads into SIGBUS).
+xfer_status HostStorage::create_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                       std::size_t bytes, std::shared_ptr<HostStorage> *out) {
+    const std::size_t stride = view_stride(bytes);
+    const int fd = ::memfd_create("xfer-host-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0) {
+        const int err = errno;
+        return plugin::fail(err == EMFILE || err == ENFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
+                            "host buffer_alloc (shareable): memfd_create: %s (errno %d)", std::strerror(err), err);
+    }
+    OwnedFd owned;
+    owned.fd = fd;
+    if (::ftruncate(fd, static_cast<off_t>(2 * stride)) != 0 || ::fcntl(fd, F_ADD_SEALS, kSeals) != 0) {
+        const int err = errno;
+        return plugin::fail(err == ENOSPC || err == ENOMEM ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
+                            "host buffer_alloc (shareable): sizing and sealing a %zu-byte memfd: %s (errno %d)",
+                            2 * stride, std::strerror(err), err);
+    }
+    return map_shared(std::move(account), std::move(views), owned.release(), bytes, "buffer_alloc (shareable)", out);
+}
+
+xfer_status HostStorage::import_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                       int fd, std::size_t bytes, std::shared_ptr<HostStorage> *out) {
+    const std::size_t stride = view_stride(bytes);
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        const int err = errno;
+        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                            "host buffer_import: descriptor %d: fstat: %s (errno %d): not an open descriptor of this "
+                            "process (a stale export?)",
+                            fd, std::strerror(err), err);
+    }
+    if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != 2 * stride) {
+        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                            "host buffer_import: descriptor %d is not the memory of a %zu-byte host buffer (%s of %lld "
+                            "bytes; one of %zu bytes expected)",
+                            fd, bytes, S_ISREG(st.st_mode) ? "a file" : "not a file",
+                            static_cast<long long>(st.st_size), 2 * stride);
+    }
+    const int seals = ::fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
+        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                            "host buffer_import: descriptor %d's size is not sealed (F_SEAL_SHRINK | F_SEAL_GROW): "
+                            "another process could shrink it under the mapping; not an xfer export",
+                            fd);
+    }
+    const int kept = ::fcntl(fd, F_DUPFD_CLOEXEC, 0); // the caller keeps its own
+    if (kept < 0) {
+        const int err = errno;
+        return plugin::fail(err == EMFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
+                            "host buffer_import: fcntl(F_DUPFD_CLOEXEC): %s (errno %d)", std::strerror(err), err);
+    }
+    return map_shared(std::move(account), std::move(views), kept, bytes, "buffer_import", out);
+}
+
+xfer_status HostStorage::map_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                    int fd, std::size_t bytes, const char *what, std::shared_ptr<HostStorage> *out) {
+    OwnedFd owned;
+    owned.fd = fd;
+    if (xfer_status st = reserve(*account, bytes, what)) {
+        return st;
+    }
+    Reservation reservation(*account, bytes);
+    const std::size_t stride = view_stride(bytes);
+    void *map = ::mmap(nullptr, 2 * stride, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (map == MAP_FAILED) {
+        const int err = errno;
+        return plugin::fail(err == EACCES ? XFER_ERROR_INVALID_ARGUMENT : XFER_ERROR_OUT_OF_MEMORY,
+                            "host %s: mmap(%zu bytes of a memfd): %s (errno %d)", what, 2 * stride, std::strerror(err),
+                            err);
+    }
+    auto *base = static_cast<unsigned char *>(map);
+    std::unique_ptr<HostStorage> owner;
+    try {
+        owner.reset(new HostStorage(account, bytes, base, base + stride));
+    } catch (...) {
+        ::munmap(map, 2 * stride);
+        throw;
+    }
+    owner->memfd_ = owned.release();
+    owner->mapped_bytes_ = 2 * stride;
+    reservation.keep();
+    return publish(std::move(owner), std::move(views), out);
 }
 
 } // namespace xfer::host

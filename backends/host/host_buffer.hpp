@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// A host-backend buffer: two separate page-aligned host allocations, one playing the device.
+// A host-backend buffer: two separate page-aligned host allocations, one playing the device;
+// or, for a shareable buffer (XFER_ALLOC_SHAREABLE, or imported), both views in one sealed memfd
+// that other processes map too (host_shared.cpp).
 #pragma once
 
 #include <cstddef>
@@ -51,6 +53,15 @@ class HostStorage {
     static xfer_status create(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
                               std::size_t bytes, std::shared_ptr<HostStorage> *out);
 
+    // The same, both views in a new sealed memfd (shareable: export_fd is valid).
+    static xfer_status create_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                     std::size_t bytes, std::shared_ptr<HostStorage> *out);
+    // Maps the memory another process's create_shared made (`fd` borrowed: a duplicate is kept).
+    // Checks that fd is a sealed memfd of the size `bytes` needs; XFER_ERROR_INVALID_ARGUMENT
+    // with a message saying what, otherwise.
+    static xfer_status import_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                     int fd, std::size_t bytes, std::shared_ptr<HostStorage> *out);
+
     ~HostStorage();
     HostStorage(const HostStorage &) = delete;
     HostStorage &operator=(const HostStorage &) = delete;
@@ -58,10 +69,22 @@ class HostStorage {
     unsigned char *host_view() const noexcept { return host_; }
     unsigned char *device_view() const noexcept { return device_; }
     std::size_t size() const noexcept { return bytes_; }
+    // The memfd of a shareable storage (-1: not shareable).
+    int shared_fd() const noexcept { return memfd_; }
 
   private:
     HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
                 unsigned char *device) noexcept;
+    // Reserves the emulated device's bytes for a shareable storage and maps both views from `fd`
+    // (taken: kept by the storage, or closed on failure). `what` names the entry in messages.
+    static xfer_status map_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
+                                  int fd, std::size_t bytes, const char *what, std::shared_ptr<HostStorage> *out);
+    // Lists a storage that owns its memory in `views` and hands it out.
+    static xfer_status publish(std::unique_ptr<HostStorage> owner, std::shared_ptr<LiveViews> views,
+                               std::shared_ptr<HostStorage> *out);
+
+    int memfd_ = -1;               // shareable: the memfd both views are mapped from
+    std::size_t mapped_bytes_ = 0; // shareable: the mapping's size (both views)
 
     std::shared_ptr<DeviceMemoryAccount> account_;
     std::shared_ptr<LiveViews> views_; // set once listed there

@@ -2,7 +2,10 @@
 // The host backend's plugin table: each entry checks nothing the core already validated
 // (see xfer_backend.h), does its work through the classes of this folder, and turns every
 // exception into a status through guarded().
+#include <fcntl.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -66,20 +69,92 @@ xfer_status device_info(void *ctx, xfer_device_info *info) {
 
 // -------------------------------------------------------------------------- buffers
 
-xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned /*flags: placement hints mean nothing here*/, void **buf,
-                         void **host_view, void **device_view) {
+// Hands a storage to the core as a buffer and its two views.
+xfer_status hand_out(std::shared_ptr<HostStorage> storage, void **buf, void **host_view, void **device_view) {
+    auto buffer = std::make_unique<HostBuffer>();
+    buffer->storage = std::move(storage);
+    *host_view = buffer->storage->host_view();
+    *device_view = buffer->storage->device_view();
+    *buf = buffer.release();
+    return XFER_SUCCESS;
+}
+
+xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned flags, void **buf, void **host_view, void **device_view) {
     return guarded("host buffer_alloc", [&] {
+        // Placement hints mean nothing here; XFER_ALLOC_SHAREABLE puts both views in a memfd.
+        const bool shareable = (flags & XFER_ALLOC_SHAREABLE) != 0;
         std::shared_ptr<HostStorage> storage;
-        const xfer_status st = HostStorage::create(as_context(ctx)->account, as_context(ctx)->views, bytes, &storage);
+        HostContext &c = *as_context(ctx);
+        const xfer_status st = shareable ? HostStorage::create_shared(c.account, c.views, bytes, &storage)
+                                         : HostStorage::create(c.account, c.views, bytes, &storage);
         if (st != XFER_SUCCESS) {
             return st;
         }
-        auto buffer = std::make_unique<HostBuffer>();
-        buffer->storage = std::move(storage);
-        *host_view = buffer->storage->host_view();
-        *device_view = buffer->storage->device_view();
-        *buf = buffer.release();
+        return hand_out(std::move(storage), buf, host_view, device_view);
+    });
+}
+
+// An export's payload: the buffer's size and its layout in the memfd (host view, then the
+// device view, each rounded up to pages).
+struct SharedPayload {
+    std::uint32_t layout = 1;
+    std::uint32_t reserved = 0;
+    std::uint64_t bytes = 0;
+};
+
+xfer_status buffer_export(void * /*ctx*/, void *buf, void *payload, size_t *payload_bytes, int *fds, size_t *fd_count) {
+    return guarded("host buffer_export", [&] {
+        const HostStorage &storage = *as_buffer(buf)->storage;
+        if (storage.shared_fd() < 0) {
+            return plugin::fail(XFER_ERROR_INVALID_STATE,
+                                "host buffer_export: the buffer was allocated without XFER_ALLOC_SHAREABLE (its views "
+                                "are private memory); allocate it with that flag to export it");
+        }
+        if (*payload_bytes < sizeof(SharedPayload) || *fd_count < 1) {
+            return plugin::fail(XFER_ERROR_INTERNAL, "host buffer_export: no room for the description");
+        }
+        const int fd = ::fcntl(storage.shared_fd(), F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) {
+            const int err = errno;
+            return plugin::fail(err == EMFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
+                                "host buffer_export: fcntl(F_DUPFD_CLOEXEC): %s (errno %d)", std::strerror(err), err);
+        }
+        SharedPayload p;
+        p.bytes = storage.size();
+        std::memcpy(payload, &p, sizeof p);
+        *payload_bytes = sizeof p;
+        fds[0] = fd;
+        *fd_count = 1;
         return XFER_SUCCESS;
+    });
+}
+
+xfer_status buffer_import(void *ctx, const void *payload, size_t payload_bytes, const int *fds, size_t fd_count,
+                          size_t bytes, void **buf, void **host_view, void **device_view) {
+    return guarded("host buffer_import", [&] {
+        SharedPayload p;
+        if (payload_bytes != sizeof p) {
+            return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                                "host buffer_import: the export's description has %zu bytes (a host buffer's has %zu)",
+                                payload_bytes, sizeof p);
+        }
+        std::memcpy(&p, payload, sizeof p);
+        if (p.layout != 1 || p.bytes != bytes) {
+            return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                                "host buffer_import: the export describes layout %u of %llu bytes (layout 1 of %zu "
+                                "expected)",
+                                p.layout, static_cast<unsigned long long>(p.bytes), bytes);
+        }
+        if (fd_count != 1) {
+            return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
+                                "host buffer_import: a host buffer travels with 1 descriptor, not %zu", fd_count);
+        }
+        HostContext &c = *as_context(ctx);
+        std::shared_ptr<HostStorage> storage;
+        if (xfer_status st = HostStorage::import_shared(c.account, c.views, fds[0], bytes, &storage)) {
+            return st;
+        }
+        return hand_out(std::move(storage), buf, host_view, device_view);
     });
 }
 
@@ -381,6 +456,8 @@ xfer_backend_table make_table() {
     t.context_create = context_create;
     t.buffer_alloc = buffer_alloc;
     t.buffer_free = buffer_free;
+    t.buffer_export = buffer_export;
+    t.buffer_import = buffer_import;
     t.buffer_copy_async = buffer_copy_async;
     t.probe_params = probe_params;
     XFER_PLUGIN_SET_SHARED_ENTRIES(t);

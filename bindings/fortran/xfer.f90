@@ -128,6 +128,7 @@ module xfer
   integer(c_int), parameter :: XFER_ALLOC_READ_MOSTLY = 1
   integer(c_int), parameter :: XFER_ALLOC_PREFER_DEVICE = 2
   integer(c_int), parameter :: XFER_ALLOC_PREFER_HOST = 4
+  integer(c_int), parameter :: XFER_ALLOC_SHAREABLE = 8
   integer(c_int), parameter :: XFER_EVENT_DEFAULT = 0
   integer(c_int), parameter :: XFER_EVENT_DISABLE_TIMING = 1
   integer(c_int), parameter :: XFER_CAP_SHARED_VIEW = 1
@@ -136,6 +137,16 @@ module xfer
   integer(c_int), parameter :: XFER_CAP_MIGRATES = 8
   integer(c_int), parameter :: XFER_REGISTER_DEFAULT = 0
   integer(c_int), parameter :: XFER_REGISTER_READ_ONLY = 1
+
+  ! sharing buffers with other processes and libraries
+  integer(c_int), parameter :: XFER_EXPORT_VERSION = 1
+  integer(c_int), parameter :: XFER_EXPORT_MAX_FDS = 4
+  integer(c_int), parameter :: XFER_EXPORT_BLOB_BYTES = 256
+  ! enum xfer_memory_event_kind
+  integer(c_int), parameter :: XFER_MEMORY_ALLOCATED = 1
+  integer(c_int), parameter :: XFER_MEMORY_RELEASING = 2
+  integer(c_int), parameter :: XFER_MEMORY_REGISTERED = 3
+  integer(c_int), parameter :: XFER_MEMORY_UNREGISTERING = 4
 
   ! ------------------------------------------------------------------ structs (xfer.h)
   type, bind(c) :: xfer_backend_info
@@ -188,6 +199,25 @@ module xfer
     integer(c_int64_t) :: registrations, registered_bytes, registration_ns
     integer(c_int64_t) :: unregistrations, unregistered_bytes, unregistration_ns
     type(xfer_path_stats) :: paths(0:XFER_PATH_COUNT - 1)   ! indexed by XFER_PATH_*
+  end type
+
+  !> A buffer's export (xfer_buffer_export): set struct_size = c_sizeof(exp) before filling it.
+  type, bind(c) :: xfer_export
+    integer(c_size_t) :: struct_size
+    integer(c_int32_t) :: version, fd_count   ! uint32_t in C
+    integer(c_int) :: fds(XFER_EXPORT_MAX_FDS)
+    integer(c_int32_t) :: blob_bytes   ! uint32_t in C
+    integer(c_int8_t) :: blob(XFER_EXPORT_BLOB_BYTES)   ! unsigned char in C
+  end type
+
+  !> What a memory observer (xfer_set_memory_observer) receives, by reference.
+  type, bind(c) :: xfer_memory_event
+    integer(c_size_t) :: struct_size
+    type(c_ptr) :: ctx
+    integer(c_int) :: event
+    type(c_ptr) :: buffer, host_ptr, device_ptr
+    integer(c_size_t) :: bytes
+    integer(c_int) :: imported
   end type
 
   !> What a copy observer (xfer_set_copy_observer) receives, by reference.
@@ -449,6 +479,37 @@ module xfer
       import :: c_int, c_ptr
       type(c_ptr), value :: ctx, peer
       integer(c_int), intent(out) :: can_access
+    end function
+    integer(c_int) function xfer_buffer_export(buf, out) bind(c, name="xfer_buffer_export")
+      import :: c_int, c_ptr, xfer_export
+      type(c_ptr), value :: buf
+      type(xfer_export), intent(inout) :: out   ! struct_size in, the rest out
+    end function
+    integer(c_int) function xfer_buffer_import(ctx, in, out) bind(c, name="xfer_buffer_import")
+      import :: c_int, c_ptr, xfer_export
+      type(c_ptr), value :: ctx
+      type(xfer_export), intent(in) :: in
+      type(c_ptr), intent(out) :: out
+    end function
+    integer(c_int) function xfer_export_send(socket, in) bind(c, name="xfer_export_send")
+      import :: c_int, xfer_export
+      integer(c_int), value :: socket
+      type(xfer_export), intent(in) :: in
+    end function
+    integer(c_int) function xfer_export_receive(socket, out) bind(c, name="xfer_export_receive")
+      import :: c_int, xfer_export
+      integer(c_int), value :: socket
+      type(xfer_export), intent(inout) :: out   ! struct_size in, the rest out
+    end function
+    subroutine xfer_export_close(exp) bind(c, name="xfer_export_close")
+      import :: xfer_export
+      type(xfer_export), intent(inout) :: exp
+    end subroutine
+    integer(c_int) function xfer_set_memory_observer(ctx, fn, user_data) bind(c, name="xfer_set_memory_observer")
+      import :: c_int, c_ptr, c_funptr
+      type(c_ptr), value :: ctx
+      type(c_funptr), value :: fn   ! c_funloc of a bind(c) subroutine(event, user_data); c_null_funptr removes it
+      type(c_ptr), value :: user_data
     end function
   end interface
 

@@ -10,13 +10,15 @@
 namespace xfer::core {
 namespace {
 
-constexpr unsigned kKnownAllocFlags = XFER_ALLOC_READ_MOSTLY | XFER_ALLOC_PREFER_DEVICE | XFER_ALLOC_PREFER_HOST;
+constexpr unsigned kKnownAllocFlags =
+    XFER_ALLOC_READ_MOSTLY | XFER_ALLOC_PREFER_DEVICE | XFER_ALLOC_PREFER_HOST | XFER_ALLOC_SHAREABLE;
 
 void check_alloc_flags(unsigned flags) {
     if ((flags & ~kKnownAllocFlags) != 0) {
         raise(XFER_ERROR_INVALID_ARGUMENT, "xfer_alloc: flags 0x", std::hex, flags, " has unknown bits 0x",
               flags & ~kKnownAllocFlags,
-              " (known: XFER_ALLOC_READ_MOSTLY 0x1, XFER_ALLOC_PREFER_DEVICE 0x2, XFER_ALLOC_PREFER_HOST 0x4)");
+              " (known: XFER_ALLOC_READ_MOSTLY 0x1, XFER_ALLOC_PREFER_DEVICE 0x2, XFER_ALLOC_PREFER_HOST 0x4, "
+              "XFER_ALLOC_SHAREABLE 0x8)");
     }
     if ((flags & XFER_ALLOC_PREFER_DEVICE) != 0 && (flags & XFER_ALLOC_PREFER_HOST) != 0) {
         raise(XFER_ERROR_INVALID_ARGUMENT,
@@ -71,6 +73,10 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
                   PTRDIFF_MAX, " bytes)");
         }
         ContextUse use(*context, "xfer_alloc");
+        if ((flags & XFER_ALLOC_SHAREABLE) != 0 && context->table().buffer_export == nullptr) {
+            raise(XFER_ERROR_NOT_SUPPORTED, "xfer_alloc: backend '", context->name(),
+                  "' cannot make buffers another process imports (XFER_ALLOC_SHAREABLE); nothing was allocated");
+        }
         auto record = std::make_shared<Buffer>();
         record->ctx = context;
         record->bytes = bytes;
@@ -79,6 +85,7 @@ XFER_API xfer_status xfer_alloc(xfer_context ctx, std::size_t bytes, unsigned fl
                                                  &b.device_view);
         });
         *buf = reinterpret_cast<xfer_buffer>(handle);
+        tell_buffer(*context, XFER_MEMORY_ALLOCATED, *record);
         return XFER_SUCCESS;
     });
 }

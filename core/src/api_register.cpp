@@ -32,6 +32,7 @@ XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, std::size_t byte
         RegistrationCall counted(*context);
         call_backend(*context->plugin, fn, "register_memory",
                      [&] { return t.register_memory(context->native, ptr, bytes, flags); });
+        context->memory_events.registered(ctx, ptr, bytes);
         return XFER_SUCCESS;
     });
 }
@@ -46,8 +47,10 @@ XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr) {
         const xfer_backend_table &t = context->table();
         if (t.unregister_memory == nullptr) raise_not_supported(*context, fn);
         RegistrationCall counted(*context);
+        context->memory_events.unregistering(ctx, ptr);
         call_backend(*context->plugin, fn, "unregister_memory",
                      [&] { return t.unregister_memory(context->native, ptr); });
+        context->memory_events.unregistered(ptr);
         return XFER_SUCCESS;
     });
 }

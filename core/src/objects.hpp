@@ -30,6 +30,7 @@
 #include "handle_table.hpp"
 #include "last_error.hpp"
 #include "lifetime_gate.hpp"
+#include "memory_events.hpp"
 #include "plugin_registry.hpp"
 #include "thread_lasting.hpp"
 #include <xfer/xfer.h>
@@ -60,6 +61,8 @@ struct Context {
 
     // Which paths its copies took, its observer and slow-path policy (copy_paths.hpp).
     CopyStats stats;
+    // Its memory observer (memory_events.hpp).
+    MemoryEvents memory_events;
 
     const xfer_backend_table &table() const { return plugin->table; }
     const std::string &name() const { return plugin->name; }
@@ -78,7 +81,14 @@ struct Buffer : ChildObject {
     std::size_t bytes = 0;
     void *host_view = nullptr;
     void *device_view = nullptr;
+    bool imported = false; // made by xfer_buffer_import
 };
+
+// Tells ctx's memory observer of buffer b (memory_events.hpp).
+inline void tell_buffer(const Context &ctx, xfer_memory_event_kind event, const Buffer &b) noexcept {
+    ctx.memory_events.buffer(reinterpret_cast<xfer_context>(ctx.handle), event, reinterpret_cast<xfer_buffer>(b.handle),
+                             b.host_view, b.device_view, b.bytes, b.imported);
+}
 
 struct Stream : ChildObject {
     bool wrapped = false; // made by xfer_stream_wrap: released with stream_unwrap, never destroyed
@@ -507,6 +517,7 @@ void retire(const std::shared_ptr<T> &object, const void *handle, const char *fu
     if constexpr (std::is_same_v<T, Event>) {
         if (!object->waiters.release()) return; // the last thread in xfer_event_synchronize destroys it
     }
+    if constexpr (std::is_same_v<T, Buffer>) tell_buffer(ctx, XFER_MEMORY_RELEASING, *object);
     call_backend(*ctx.plugin, function, ObjectKind<T>::destroy_entry, [&] { return destroy_native(ctx, *object); });
 }
 
@@ -526,6 +537,7 @@ void retire_all(const Context &ctx, const std::unordered_set<std::uint64_t> &han
             // Cannot be NULL: the required entries are checked at load and event_create needs
             // event_destroy too; checked all the same, as close must never crash.
             if (ctx.table().*ObjectKind<T>::destroy_fn == nullptr) continue;
+            if constexpr (std::is_same_v<T, Buffer>) tell_buffer(ctx, XFER_MEMORY_RELEASING, *object);
             run([&] {
                 call_backend(*ctx.plugin, "xfer_close", ObjectKind<T>::destroy_entry,
                              [&] { return destroy_native(ctx, *object); });

@@ -196,6 +196,10 @@ typedef enum xfer_device_kind {
 #define XFER_ALLOC_PREFER_DEVICE 0x2u
 /** managed: cudaMemAdvise(cudaMemAdviseSetPreferredLocation, the host). Exclusive with PREFER_DEVICE. */
 #define XFER_ALLOC_PREFER_HOST 0x4u
+/** The buffer can be exported to another process of this machine (xfer_buffer_export). host:
+    both views are shared memory (one memfd). A backend that cannot export answers
+    XFER_ERROR_NOT_SUPPORTED and allocates nothing. */
+#define XFER_ALLOC_SHAREABLE 0x8u
 
 /** Flags for xfer_event_create. */
 #define XFER_EVENT_DEFAULT 0u
@@ -920,6 +924,119 @@ XFER_API xfer_status xfer_copy_peer_async(xfer_buffer dst, size_t dst_offset, xf
     backends), XFER_ERROR_INVALID_ARGUMENT (can_access NULL; both on the same device),
     XFER_ERROR_NOT_SUPPORTED, XFER_ERROR_BACKEND. Thread-safe. */
 XFER_API xfer_status xfer_device_can_access_peer(xfer_context ctx, xfer_context peer, int *can_access);
+
+/* --------------------------------------- sharing buffers with other processes and libraries */
+
+/*
+ * A buffer allocated with XFER_ALLOC_SHAREABLE can be exported: xfer_buffer_export describes it
+ * as a blob (versioned, size-prefixed, checksummed) and the file descriptors its memory lives in.
+ * Another process of the same machine receives both (xfer_export_send / xfer_export_receive
+ * pass them over a Unix-domain socket, the descriptors as SCM_RIGHTS) and xfer_buffer_import
+ * gives it an xfer_buffer over the same memory, both views where the strategy has them, on a
+ * context of the same backend.
+ *
+ * Lifetime: the memory lives while any process maps it. The exporter may free its buffer while
+ * importers hold theirs (they keep the memory); an importer that dies leaves the others as they
+ * were; each process frees its own xfer_buffer. The blob and descriptors are a description,
+ * not a credential: whoever holds the descriptors can map the memory, so pass them only to
+ * processes that may.
+ */
+
+#define XFER_EXPORT_VERSION 1
+/** At most this many descriptors describe one buffer. */
+#define XFER_EXPORT_MAX_FDS 4
+/** The blob's capacity in bytes. */
+#define XFER_EXPORT_BLOB_BYTES 256
+
+/** A buffer's export. Set struct_size = sizeof(xfer_export) before xfer_buffer_export or
+    xfer_export_receive fill it. The descriptors are the holder's to pass on and to close
+    (xfer_export_close); unused entries of fds are -1. */
+typedef struct xfer_export {
+    size_t struct_size;
+    uint32_t version;                           /**< XFER_EXPORT_VERSION */
+    uint32_t fd_count;                          /**< descriptors in fds */
+    int fds[XFER_EXPORT_MAX_FDS];               /**< the memory's file descriptors (close-on-exec) */
+    uint32_t blob_bytes;                        /**< bytes of blob in use */
+    unsigned char blob[XFER_EXPORT_BLOB_BYTES]; /**< the description: opaque, checked at import */
+} xfer_export;
+
+/** Describes `buf` for another process: fills *out with the blob and new descriptors of its
+    memory (dup'ed: out owns them). host: one memfd holding both views (sealed: its size cannot
+    change under a mapping). The buffer stays the caller's, unchanged.
+    Returns XFER_ERROR_INVALID_HANDLE (buf invalid or freed), XFER_ERROR_INVALID_ARGUMENT (out
+    NULL, or out->struct_size smaller than sizeof(xfer_export)), XFER_ERROR_INVALID_STATE
+    (buf was allocated without XFER_ALLOC_SHAREABLE), XFER_ERROR_NOT_SUPPORTED (the backend
+    cannot export), XFER_ERROR_BACKEND (dup failed; the message names the call). On failure *out
+    holds no descriptor. Thread-safe. */
+XFER_API xfer_status xfer_buffer_export(xfer_buffer buf, xfer_export *out);
+
+/** Makes *out an xfer_buffer of ctx over the memory `in` describes (an export of another
+    process, or of this one). `in`'s descriptors stay the caller's (close them afterwards: the
+    buffer keeps its own). The buffer is freed with xfer_free like any other; its size is the
+    exported buffer's. Copies and kernels on it see the exporter's bytes and the exporter sees
+    theirs (order between processes is the applications' to keep, e.g. by synchronising a stream
+    before signalling the other process).
+    Returns XFER_ERROR_INVALID_HANDLE (ctx invalid or closed), XFER_ERROR_INVALID_ARGUMENT (in or
+    out NULL; in->struct_size too small; a blob that is not an xfer export, of another version,
+    truncated, corrupted (checksum) or made by another backend; fd_count not what the blob says;
+    a descriptor that is not memory of the described size, or whose size is not sealed; the
+    message says which), XFER_ERROR_OUT_OF_MEMORY (no room to map it, or host: the emulated
+    device is full), XFER_ERROR_NOT_SUPPORTED (the backend cannot import), XFER_ERROR_BACKEND.
+    Nothing is created on failure. Thread-safe. */
+XFER_API xfer_status xfer_buffer_import(xfer_context ctx, const xfer_export *in, xfer_buffer *out);
+
+/** Sends an export over a connected Unix-domain socket (SOCK_STREAM or SOCK_SEQPACKET): one
+    message with the blob and the descriptors as SCM_RIGHTS (sendmsg). The caller keeps its
+    descriptors. Returns XFER_ERROR_INVALID_ARGUMENT (in NULL or not a filled export; socket
+    negative), XFER_ERROR_BACKEND (sendmsg failed or the peer went away; the message has errno).
+    Thread-safe (one message per call; do not interleave sends on one socket from two threads). */
+XFER_API xfer_status xfer_export_send(int socket, const xfer_export *in);
+
+/** Receives an export sent by xfer_export_send: fills *out (struct_size set by the caller) with
+    the blob and new descriptors (close-on-exec), which out owns. Blocks until one arrives.
+    Returns XFER_ERROR_INVALID_ARGUMENT (out NULL or too small; socket negative; a message that
+    is not an export, or whose descriptors were cut off), XFER_ERROR_BACKEND (recvmsg failed, or
+    the peer closed the socket first). On failure *out holds no descriptor. Thread-safe as
+    xfer_export_send. */
+XFER_API xfer_status xfer_export_receive(int socket, xfer_export *out);
+
+/** Closes an export's fd_count descriptors and marks them closed (-1, fd_count 0); NULL, or a
+    struct_size smaller than sizeof(xfer_export), is ignored. Never fails. Thread-safe
+    for distinct exports. */
+XFER_API void xfer_export_close(xfer_export *exp);
+
+/** What a memory observer is told. */
+typedef enum xfer_memory_event_kind {
+    XFER_MEMORY_ALLOCATED = 1,     /**< after xfer_alloc or xfer_buffer_import made a buffer */
+    XFER_MEMORY_RELEASING = 2,     /**< before xfer_free or xfer_close releases a buffer: its
+                                       memory is still there; drop what refers to it now */
+    XFER_MEMORY_REGISTERED = 3,    /**< after xfer_register page-locked a range */
+    XFER_MEMORY_UNREGISTERING = 4, /**< before xfer_unregister releases a range */
+    XFER_MEMORY_EVENT_FORCE_INT32 = 0x7fffffff
+} xfer_memory_event_kind;
+
+/** One event. For a range (REGISTERED, UNREGISTERING) buffer and device_ptr are NULL. */
+typedef struct xfer_memory_event {
+    size_t struct_size; /**< sizeof(xfer_memory_event) as the library was built */
+    xfer_context ctx;
+    xfer_memory_event_kind event;
+    xfer_buffer buffer; /**< the buffer, or NULL for a registered range */
+    void *host_ptr;     /**< the host view or the range */
+    void *device_ptr;   /**< the device view (the same as host_ptr where XFER_CAP_SHARED_VIEW) */
+    size_t bytes;
+    int imported; /**< 1 for a buffer made by xfer_buffer_import */
+} xfer_memory_event;
+
+typedef void (*xfer_memory_observer_fn)(const xfer_memory_event *event, void *user_data);
+
+/** Installs `fn` as ctx's memory observer (NULL removes it): it is called on the thread that
+    allocates, imports, frees, registers or unregisters, for each buffer and range of ctx, so a
+    library with a registration cache of its own (an MPI, NCCL, UCX, NIXL) registers xfer's
+    memory once and drops it before xfer releases it. xfer_close tells RELEASING for every buffer
+    it releases. The observer must not free, close or unregister on ctx itself; it may copy and
+    query. Returns XFER_ERROR_INVALID_HANDLE (ctx invalid or closed). Thread-safe: an event in
+    flight on another thread may still reach the observer that was replaced. */
+XFER_API xfer_status xfer_set_memory_observer(xfer_context ctx, xfer_memory_observer_fn fn, void *user_data);
 
 #ifdef __cplusplus
 } /* extern "C" */

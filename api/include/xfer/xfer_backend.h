@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 5
+#define XFER_BACKEND_ABI_MINOR 6
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -204,6 +204,23 @@ typedef struct xfer_backend_table {
     xfer_status (*stream_unwrap)(void *ctx, void *stream);
     /** The native event object (cudaEvent_t); never NULL for a valid event. */
     void *(*event_native)(void *ctx, void *event);
+
+    /* --- ABI 1.6: buffers shared with other processes (optional, set together; without them
+           the core refuses XFER_ALLOC_SHAREABLE, xfer_buffer_export and xfer_buffer_import with
+           XFER_ERROR_NOT_SUPPORTED) --- */
+    /** Describes `buf` for another process: writes at most *payload_bytes bytes of the
+        backend's description to `payload` and at most *fd_count new descriptors (the caller's
+        to close) to `fds`, and sets both counts to what it wrote. A buffer allocated without
+        XFER_ALLOC_SHAREABLE: XFER_ERROR_INVALID_STATE. */
+    xfer_status (*buffer_export)(void *ctx, void *buf, void *payload, size_t *payload_bytes, int *fds,
+                                 size_t *fd_count);
+    /** Makes a buffer of `bytes` over the memory an export describes (payload and fds as
+        buffer_export wrote them, in another process; fds are borrowed: the backend keeps
+        duplicates of what it needs). Checks the payload and the descriptors: a mismatch is
+        XFER_ERROR_INVALID_ARGUMENT with a message saying what. Sets the views as buffer_alloc
+        does; buffer_free releases it. */
+    xfer_status (*buffer_import)(void *ctx, const void *payload, size_t payload_bytes, const int *fds, size_t fd_count,
+                                 size_t bytes, void **buf, void **host_view, void **device_view);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

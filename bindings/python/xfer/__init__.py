@@ -42,7 +42,12 @@ for fast copies and returns a ``Registration`` that unregisters at the end of a 
 ``ctx.registration_stats()`` reports the counters. Which path each copy took: ``ctx.stats()``
 (per path: copies, bytes, host time), ``ctx.set_copy_observer(fn)`` (one ``CopyRecord`` per path
 of each copy call), ``ctx.slow_path = "refuse"`` (strict mode: a slow copy raises
-``xfer.SlowPathError``, nothing queued). Raw integer addresses go through
+``xfer.SlowPathError``, nothing queued). Sharing a buffer with another process:
+``ctx.alloc(n, xfer.AllocFlags.SHAREABLE).export()`` is an ``Export`` (the description and the
+file descriptors of its memory, closed by ``close()`` or a with-block), ``export.send(sock)`` /
+``xfer.Export.receive(sock)`` carry it over a Unix-domain socket, and ``ctx.import_buffer(export)``
+is a Buffer over the same memory; ``ctx.set_memory_observer(fn)`` tells ``fn`` a ``MemoryEvent``
+for every buffer and range the context makes and releases. Raw integer addresses go through
 ``ctx.memcpy_async`` (the expert path: nothing is checked or kept alive). The library is found
 through XFER_LIBRARY (a path to libxfer.so) or the dynamic loader (libxfer.so.1); when it is not
 found, the first call raises ``xfer.LibraryNotFoundError`` (an OSError) saying how to set them.
@@ -64,7 +69,8 @@ from ._capi import LibraryNotFoundError, lib
 
 __all__ = ["Error", "SlowPathError", "LibraryNotFoundError", "Status", "Direction", "CopyKind", "DeviceKind",
            "ParamSource", "AllocFlags", "EventFlags", "Caps", "RegisterFlags", "CopyPath", "PathReason", "SlowPath",
-           "CopyRecord", "Context", "Buffer", "Stream", "Event", "DeviceView", "Registration", "Transfer", "copy",
+           "CopyRecord", "MemoryEventKind", "MemoryEvent", "Context", "Buffer", "Export", "Stream", "Event",
+           "DeviceView", "Registration", "Transfer", "copy",
            "copy_async", "to_device", "to_host", "default_context", "version", "backends", "params", "status_string",
            "last_error", "path_name", "reason_name", "path_is_slow"]
 
@@ -93,6 +99,8 @@ CopyPath.__doc__ = "xfer_copy_path: HOST_MEMCPY, PINNED_DMA, STAGED, ... (path_n
 PathReason = enum.IntEnum("PathReason", _members("XFER_REASON_", skip=["XFER_REASON_COUNT"]))
 SlowPath = enum.IntEnum("SlowPath", _members("XFER_SLOW_PATH_", skip=["XFER_SLOW_PATH_MIN_BYTES"]))
 SlowPath.__doc__ = "xfer_slow_path: ALLOW, WARN, REFUSE (Context.slow_path takes and gives their lower-case names)."
+MemoryEventKind = enum.IntEnum("MemoryEventKind", _members("XFER_MEMORY_"))
+MemoryEventKind.__doc__ = "xfer_memory_event_kind: ALLOCATED, RELEASING, REGISTERED, UNREGISTERING."
 
 
 def _text(b):
@@ -233,6 +241,15 @@ call_bytes (the whole call's bytes), stream (the C handle of the stream, as Stre
 for a copy on the context's internal stream, Buffer.copy). A plain tuple: it stays valid after
 the observer returns."""
 
+MemoryEvent = collections.namedtuple("MemoryEvent", [
+    "event", "buffer", "host_ptr", "device_ptr", "bytes", "imported"])
+MemoryEvent.__doc__ = """What a memory observer receives (xfer_memory_event): event (MemoryEventKind: ALLOCATED after a
+buffer was allocated or imported, RELEASING before one is freed, its memory still there,
+REGISTERED after a range was registered, UNREGISTERING before it is unregistered), buffer (the C
+handle, as Buffer.handle; None for a range), host_ptr (the host view or the range, an int),
+device_ptr (the device view; None for a range), bytes, imported (True for a buffer made by
+Context.import_buffer). A plain tuple: it stays valid after the observer returns."""
+
 _UnraisableArgs = collections.namedtuple("UnraisableHookArgs",
                                          ["exc_type", "exc_value", "exc_traceback", "err_msg", "object"])
 
@@ -345,6 +362,33 @@ def _native_stream(stream):
                         "PyTorch stream, an object with __cuda_stream__, or an int cudaStream_t") from None
 
 
+class _MemoryObserver:
+    """What the C memory observer reaches: the program's callable and its latest exception. It
+    holds no reference to its Context, so that the callback keeps no context alive."""
+
+    __slots__ = ("fn", "error")
+
+    def __init__(self):
+        self.fn = None
+        self.error = None
+
+    def trampoline(self):
+        def trampoline(event, _user_data):
+            fn = self.fn
+            if fn is None:  # removed while this call was on its way
+                return
+            try:
+                e = event.contents
+                fn(MemoryEvent(event=_enum_or_int(MemoryEventKind, e.event), buffer=e.buffer or None,
+                               host_ptr=e.host_ptr, device_ptr=e.device_ptr, bytes=e.bytes,
+                               imported=bool(e.imported)))
+            except BaseException as exc:  # nothing may unwind into the C library
+                self.error = exc
+                _report_unraisable(exc, "Exception ignored in xfer memory observer", fn)
+
+        return trampoline
+
+
 class Context(_Handle):
     """One backend bound to one device (xfer_open). backend None / device -1: from XFER_BACKEND,
     XFER_DEVICE or the XFER_CONFIG file (best available backend, device 0, when neither says).
@@ -362,6 +406,11 @@ class Context(_Handle):
         self._observer = None  # the program's callable
         self._observer_cb = None  # the C function pointer over it: lives as long as this object
         self._observer_error = None
+        # The memory observer lives in a slot of its own, which the C callback holds: xfer_close
+        # tells it the releases of the buffers it frees, also when close() runs from this
+        # object's finaliser, after weak references to it are gone.
+        self._memory = _MemoryObserver()
+        self._memory_cb = None  # the C function pointer over the slot: lives as long as this object
         h = _capi.xfer_context()
         _check(lib().xfer_open(backend.encode() if backend else None, int(device), byref(h)), "xfer_open")
         super().__init__(h.value, None)
@@ -397,12 +446,14 @@ class Context(_Handle):
             self._default_stream = None
             wrapped = list(_wrapped_streams.pop(id(self), {}).values())
             self._events = []
-            if self._observer_cb is not None:  # nothing the closing does reaches Python any more
+            if self._observer_cb is not None:  # nothing the closing does reaches the copy observer
                 lib().xfer_set_copy_observer(self._h, None, None)
                 self._observer = None
+        # The memory observer stays: xfer_close tells it the release of every buffer it frees.
         try:
             super().close()
         finally:
+            self._memory.fn = None  # the C library calls it no more
             # Only now is the queued work done: what it reads and writes may go.
             for child in children:
                 if isinstance(child, Stream):
@@ -423,6 +474,20 @@ class Context(_Handle):
     def stream(self):
         """A new Stream (xfer_stream_create)."""
         return Stream(self)
+
+    def import_buffer(self, export):
+        """A Buffer of this context over the memory an Export describes (xfer_buffer_import): an
+        export of another process (Export.receive) or of this one (Buffer.export), made by a
+        context of the same backend. Both buffers see each other's bytes; the import keeps the
+        memory after the exporter freed its buffer, and is freed like any Buffer. The export
+        keeps its descriptors (close it when done: the buffer holds its own). Raises xfer.Error
+        (INVALID_ARGUMENT for an export that is closed, not an xfer export, of another backend or
+        corrupted: the message says which; NOT_SUPPORTED where the backend cannot import),
+        TypeError for what is not an Export. Thread-safe."""
+        if not isinstance(export, Export):
+            raise TypeError(f"import_buffer: {type(export).__name__} is not an xfer.Export (Buffer.export() or "
+                            "Export.receive() make one)")
+        return export._import(self)
 
     def event(self, flags=0):
         """A new Event (xfer_event_create); flags: EventFlags."""
@@ -629,6 +694,42 @@ class Context(_Handle):
 
         return trampoline
 
+    def set_memory_observer(self, fn):
+        """Calls fn(event) with a MemoryEvent for every buffer this context allocates, imports or
+        frees and every range it registers or unregisters, on the thread that does it, inside the
+        call (xfer_set_memory_observer): so that a library with a registration cache of its own
+        (an MPI, UCX, NCCL) registers xfer's memory once and drops it before xfer releases it.
+        Replaces the previous observer; None removes it. A release is told while the memory is
+        still there, close() included (it frees the context's buffers). fn may copy and query; it
+        must not free, close or unregister anything of this context.
+
+        An exception fn raises does not reach the library nor the call (the allocation or
+        release went ahead): it goes to sys.unraisablehook ("Exception ignored in xfer memory
+        observer"), and take_memory_observer_error() returns the latest one. The context keeps fn
+        and the C callback over it until it is closed."""
+        if fn is not None and not callable(fn):
+            raise TypeError(f"set_memory_observer: {type(fn).__name__} is not callable (pass a function or None)")
+        with self._lock:
+            h = self.handle
+            if fn is None:
+                _check(lib().xfer_set_memory_observer(h, None, None), "xfer_set_memory_observer")
+                self._memory.fn = None
+                return
+            if self._memory_cb is None:
+                self._memory_cb = _capi.xfer_memory_observer_fn(self._memory.trampoline())
+            previous, self._memory.fn = self._memory.fn, fn
+            try:
+                _check(lib().xfer_set_memory_observer(h, self._memory_cb, None), "xfer_set_memory_observer")
+            except Error:
+                self._memory.fn = previous
+                raise
+
+    def take_memory_observer_error(self):
+        """The latest exception the memory observer raised since the last call, or None; clears it."""
+        with self._lock:
+            e, self._memory.error = self._memory.error, None
+        return e
+
     _SLOW_PATH_NAMES = {SlowPath.ALLOW: "allow", SlowPath.WARN: "warn", SlowPath.REFUSE: "refuse"}
 
     @property
@@ -723,7 +824,9 @@ def _shape(shape, dtype, nbytes, what):
 
 
 class Buffer(_Handle):
-    """One logical array with a host view and a device view (xfer_alloc / xfer_free)."""
+    """One logical array with a host view and a device view (xfer_alloc / xfer_free), or the
+    import of another buffer's memory (Context.import_buffer). Attributes: context, nbytes,
+    imported (True for an import)."""
 
     _release = "xfer_free"
     _call = "xfer_alloc"
@@ -731,9 +834,29 @@ class Buffer(_Handle):
     def __init__(self, ctx, nbytes, flags=0):
         h = _capi.xfer_buffer()
         _check(lib().xfer_alloc(ctx.handle, _size(nbytes, "xfer_alloc"), int(flags), byref(h)), "xfer_alloc")
-        super().__init__(h.value, ctx)
+        self._own(ctx, h.value, imported=False)
+
+    def _own(self, ctx, h, imported):
+        super().__init__(h, ctx)
         self.context = ctx
         self.nbytes = lib().xfer_buffer_size(self._h)
+        self.imported = imported  # made by Context.import_buffer
+
+    @classmethod
+    def _imported(cls, ctx, h):
+        self = cls.__new__(cls)
+        self._own(ctx, h, imported=True)
+        return self
+
+    def export(self):
+        """Describes this buffer for another process, or another context of this one
+        (xfer_buffer_export): an Export that owns new descriptors of its memory (close it, or use
+        a with-block). The buffer stays as it is. Raises xfer.Error: INVALID_STATE (allocated
+        without AllocFlags.SHAREABLE), INVALID_HANDLE (closed), NOT_SUPPORTED (the backend cannot
+        export)."""
+        e = Export()
+        _check(lib().xfer_buffer_export(self.handle, byref(e._e)), "xfer_buffer_export")
+        return e
 
     @property
     def host_ptr(self):
@@ -783,6 +906,118 @@ class Buffer(_Handle):
             self.copy(_capi.XFER_TO_HOST)
         else:
             self.copy_async(_capi.XFER_TO_HOST, stream)
+
+
+def _socket_fd(sock, call):
+    """The descriptor of a socket object (its fileno()) or of an int."""
+    if isinstance(sock, int) and not isinstance(sock, bool):
+        fd = int(sock)
+    elif callable(getattr(sock, "fileno", None)):
+        fd = sock.fileno()
+    else:
+        raise TypeError(f"{call}: {type(sock).__name__} is not a socket (pass a socket.socket or an int descriptor)")
+    if not -(1 << 31) <= fd < 1 << 31:  # ctypes would wrap it into another descriptor
+        raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, call, f"socket {fd} is not a descriptor")
+    return fd
+
+
+class Export:
+    """A buffer's export (xfer_export): the description of its memory and the file descriptors
+    it lives in, which this object owns. Made by Buffer.export() or Export.receive(); read by
+    Context.import_buffer() and send(), which leave the descriptors here. close(), the end of a
+    with-block or garbage collection closes them (xfer_export_close), once. It cannot be copied
+    or pickled (two owners would close the descriptors twice): send it to another process with
+    send(). Whoever holds the descriptors can map the memory: send them only to processes that
+    may. Attributes: fd_count, fds (owned here: do not close them), blob (bytes), closed.
+    Thread-safe: close() waits for a send or import in progress on another thread."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._e = _capi.xfer_export()
+        self._e.struct_size = ctypes.sizeof(self._e)
+        for i in range(_capi.XFER_EXPORT_MAX_FDS):
+            self._e.fds[i] = -1
+
+    @classmethod
+    def receive(cls, sock):
+        """Receives an export sent by Export.send (xfer_export_receive) from a connected Unix-domain
+        socket, a socket object or an int descriptor, blocking until one arrives (a socket with a
+        timeout is non-blocking underneath: the call then fails with BACKEND when nothing is there
+        yet). The returned Export owns the new descriptors. Raises xfer.Error: INVALID_ARGUMENT (a
+        message that is not an export), BACKEND (recvmsg failed, or the peer closed the socket
+        first); no descriptor is left open then. TypeError for what is not a socket."""
+        fd = _socket_fd(sock, "xfer_export_receive")
+        e = cls()
+        _check(lib().xfer_export_receive(fd, byref(e._e)), "xfer_export_receive")
+        return e
+
+    def send(self, sock):
+        """Sends the export over a connected Unix-domain socket (a socket object or an int
+        descriptor) as one message, the descriptors as SCM_RIGHTS (xfer_export_send); this object
+        keeps its own. Raises xfer.Error: INVALID_ARGUMENT (closed), BACKEND (sendmsg failed, the
+        peer went away). TypeError for what is not a socket."""
+        fd = _socket_fd(sock, "xfer_export_send")
+        with self._lock:
+            self._open("xfer_export_send")
+            _check(lib().xfer_export_send(fd, byref(self._e)), "xfer_export_send")
+
+    def _import(self, ctx):
+        with self._lock:
+            self._open("xfer_buffer_import")
+            h = _capi.xfer_buffer()
+            _check(lib().xfer_buffer_import(ctx.handle, byref(self._e), byref(h)), "xfer_buffer_import")
+            return Buffer._imported(ctx, h.value)
+
+    def _open(self, call):
+        if self._e.blob_bytes == 0:
+            raise Error(_capi.XFER_ERROR_INVALID_ARGUMENT, call, "this Export is closed")
+
+    def close(self):
+        """Closes the descriptors (xfer_export_close); once, later calls do nothing."""
+        with self._lock:
+            lib().xfer_export_close(byref(self._e))
+            self._e.blob_bytes = 0
+
+    @property
+    def closed(self):
+        """True once closed (or never filled: an export that failed)."""
+        return self._e.blob_bytes == 0
+
+    @property
+    def fd_count(self):
+        return self._e.fd_count
+
+    @property
+    def fds(self):
+        """The descriptors, a tuple of ints; they stay owned by this Export."""
+        return tuple(self._e.fds[i] for i in range(min(self._e.fd_count, _capi.XFER_EXPORT_MAX_FDS)))
+
+    @property
+    def blob(self):
+        """The description (opaque bytes, checked at import)."""
+        return bytes(self._e.blob[:min(self._e.blob_bytes, _capi.XFER_EXPORT_BLOB_BYTES)])
+
+    def __repr__(self):
+        state = "closed" if self.closed else f"fds={list(self.fds)}"
+        return f"<xfer.Export {state}>"
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:  # nothing can report from a finalizer
+            pass
+
+    def _not_copied(self, *args):
+        raise TypeError("an xfer.Export owns its descriptors and cannot be copied or pickled: pass it to another "
+                        "process with Export.send over a Unix-domain socket")
+
+    __copy__ = __deepcopy__ = __reduce__ = __reduce_ex__ = _not_copied
 
 
 class DeviceView:

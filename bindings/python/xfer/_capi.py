@@ -97,6 +97,7 @@ XFER_ALLOC_DEFAULT = 0x0
 XFER_ALLOC_READ_MOSTLY = 0x1
 XFER_ALLOC_PREFER_DEVICE = 0x2
 XFER_ALLOC_PREFER_HOST = 0x4
+XFER_ALLOC_SHAREABLE = 0x8
 XFER_EVENT_DEFAULT = 0x0
 XFER_EVENT_DISABLE_TIMING = 0x1
 XFER_CAP_SHARED_VIEW = 0x1
@@ -105,6 +106,16 @@ XFER_CAP_NO_COPY = 0x4
 XFER_CAP_MIGRATES = 0x8
 XFER_REGISTER_DEFAULT = 0x0
 XFER_REGISTER_READ_ONLY = 0x1
+
+# sharing buffers with other processes and libraries
+XFER_EXPORT_VERSION = 1
+XFER_EXPORT_MAX_FDS = 4
+XFER_EXPORT_BLOB_BYTES = 256
+# enum xfer_memory_event_kind
+XFER_MEMORY_ALLOCATED = 1
+XFER_MEMORY_RELEASING = 2
+XFER_MEMORY_REGISTERED = 3
+XFER_MEMORY_UNREGISTERING = 4
 
 # --------------------------------------------------------------------------- types
 # C enums are pinned to 32 bits (the *_FORCE_INT32 members): c_int on every platform xfer runs on.
@@ -116,6 +127,7 @@ xfer_param_source = c_int
 xfer_copy_path = c_int
 xfer_path_reason = c_int
 xfer_slow_path = c_int
+xfer_memory_event_kind = c_int
 xfer_context = c_void_p
 xfer_buffer = c_void_p
 xfer_stream = c_void_p
@@ -172,8 +184,21 @@ class xfer_copy_record(Structure):
                 ("copies", c_uint64), ("bytes", c_uint64), ("host_ns", c_uint64), ("call_bytes", c_uint64)]
 
 
+class xfer_export(Structure):
+    _fields_ = [("struct_size", c_size_t), ("version", c_uint32), ("fd_count", c_uint32),
+                ("fds", c_int * XFER_EXPORT_MAX_FDS), ("blob_bytes", c_uint32),
+                ("blob", ctypes.c_ubyte * XFER_EXPORT_BLOB_BYTES)]
+
+
+class xfer_memory_event(Structure):
+    _fields_ = [("struct_size", c_size_t), ("ctx", xfer_context), ("event", xfer_memory_event_kind),
+                ("buffer", xfer_buffer), ("host_ptr", c_void_p), ("device_ptr", c_void_p), ("bytes", c_size_t),
+                ("imported", c_int)]
+
+
 P = POINTER
 xfer_copy_observer_fn = ctypes.CFUNCTYPE(None, P(xfer_copy_record), c_void_p)
+xfer_memory_observer_fn = ctypes.CFUNCTYPE(None, P(xfer_memory_event), c_void_p)
 # --------------------------------------------------------------------------- functions
 # name: (restype, argtypes) -- one line per xfer.h function, in the header's order.
 FUNCTIONS = {
@@ -228,6 +253,13 @@ FUNCTIONS = {
     "xfer_memcpy_peer_async": (xfer_status, [xfer_context, c_void_p, xfer_context, c_void_p, c_size_t, xfer_stream]),
     "xfer_copy_peer_async": (xfer_status, [xfer_buffer, c_size_t, xfer_buffer, c_size_t, c_size_t, xfer_stream]),
     "xfer_device_can_access_peer": (xfer_status, [xfer_context, xfer_context, P(c_int)]),
+    "xfer_buffer_export": (xfer_status, [xfer_buffer, P(xfer_export)]),
+    "xfer_buffer_import": (xfer_status, [xfer_context, P(xfer_export), P(xfer_buffer)]),
+    "xfer_export_send": (xfer_status, [c_int, P(xfer_export)]),
+    "xfer_export_receive": (xfer_status, [c_int, P(xfer_export)]),
+    "xfer_export_close": (None, [P(xfer_export)]),
+    # fn as c_void_p, as for xfer_set_copy_observer (None removes the observer).
+    "xfer_set_memory_observer": (xfer_status, [xfer_context, c_void_p, c_void_p]),
 }
 
 # --------------------------------------------------------------------------- loading

@@ -28,6 +28,13 @@
 //    C library and handed back by take_observer_exception()), set_slow_path() / slow_path()
 //    (strict mode: XFER_SLOW_PATH_REFUSE makes a slow copy throw Error with
 //    XFER_ERROR_SLOW_PATH), and path_name() / reason_name() / is_slow_path().
+//  - Sharing buffers with other processes: Buffer::export_buffer() (a buffer allocated with
+//    XFER_ALLOC_SHAREABLE) returns an xfer::Export, a move-only owner of the export's
+//    descriptors that closes them (xfer_export_close) on destruction; Export::send(socket) /
+//    Export::receive(socket) carry it over a Unix-domain socket; Context::import_buffer(export)
+//    returns a Buffer over the same memory. Context::set_memory_observer(std::function) hears of
+//    every buffer and range the context makes and releases (kept and guarded like the copy
+//    observer; its exceptions are handed back by take_memory_observer_exception()).
 //  - Thread-safety: as the C API (every call may come from any thread); one C++ object is not
 //    meant to be moved or destroyed while another thread uses it. The shares of a context are
 //    counted atomically (std::shared_ptr), so objects of one context may be destroyed on
@@ -174,6 +181,11 @@ inline bool is_slow_path(xfer_copy_path path, xfer_path_reason reason, std::uint
 /// during the call.
 using CopyObserver = std::function<void(const xfer_copy_record &)>;
 
+/// Receives one event per buffer and range of a context made or about to be released (see
+/// xfer_set_memory_observer): on the thread that allocates, imports, frees, registers or
+/// unregisters, inside that call. The event is valid only during the call.
+using MemoryObserver = std::function<void(const xfer_memory_event &)>;
+
 namespace detail {
 // The *_query calls: XFER_SUCCESS -> true, XFER_ERROR_NOT_READY -> false, anything else throws.
 inline bool ready(xfer_status st, const char *call) {
@@ -193,8 +205,9 @@ inline void *native_or_throw(void *native, bool holds_handle, const char *call) 
 
 // A context's C handle, closed (xfer_close) when the last share of it goes: the Context object
 // and every Buffer, Stream, Event and Registration made from it hold one. It also holds the
-// copy observer: a copy through any of those objects may call it, so it lives as long as the
-// C handle, and the C library is handed this object (whose address never changes) as user_data.
+// copy observer and the memory observer: a call through any of those objects may reach them, so
+// they live as long as the C handle, and the C library is handed this object (whose address
+// never changes) as user_data.
 class ContextHandle {
   public:
     explicit ContextHandle(xfer_context h) noexcept : h_(h) {}
@@ -205,7 +218,9 @@ class ContextHandle {
     ContextHandle &operator=(const ContextHandle &) = delete;
     xfer_context get() const noexcept { return h_; }
 
-    // The observer goes first, so that nothing the closing does can reach it.
+    // The copy observer goes first, so that nothing the closing does can reach it. The memory
+    // observer stays: xfer_close tells it of what the closing releases (buffers and ranges made
+    // through the C API on get()), and it outlives the call as a member of this object.
     xfer_status close() noexcept {
         const xfer_context h = std::exchange(h_, nullptr);
         if (observed_.load()) (void)xfer_set_copy_observer(h, nullptr, nullptr);
@@ -245,6 +260,36 @@ class ContextHandle {
         return std::exchange(exception_, nullptr);
     }
 
+    // An empty fn removes the memory observer. As set_observer: C and memory_observer_ agree
+    // after each change, and a failed one leaves the previous observer in place.
+    void set_memory_observer(MemoryObserver fn) {
+        std::lock_guard<std::mutex> setting(setting_);
+        std::shared_ptr<const MemoryObserver> next;
+        if (fn) next = std::make_shared<const MemoryObserver>(std::move(fn));
+        std::shared_ptr<const MemoryObserver> previous; // destroyed after the lock is let go
+        if (!next) {
+            check(xfer_set_memory_observer(h_, nullptr, nullptr), "xfer_set_memory_observer");
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::exchange(memory_observer_, nullptr);
+            return;
+        }
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            previous = std::exchange(memory_observer_, next);
+        }
+        const xfer_status st = xfer_set_memory_observer(h_, &ContextHandle::observe_memory, this);
+        if (st != XFER_SUCCESS) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            memory_observer_ = previous;
+        }
+        check(st, "xfer_set_memory_observer");
+    }
+
+    std::exception_ptr take_memory_exception() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::exchange(memory_exception_, nullptr);
+    }
+
   private:
     // The C library's observer. A call may still arrive after the observer was replaced or
     // removed (a copy that found it before): it then runs whichever observer is current, or
@@ -269,11 +314,36 @@ class ContextHandle {
         }
     }
 
+    // The C library's memory observer, as observe: an event may arrive after a replacement
+    // (it then runs the observer now current), and the observer runs outside the lock, so it
+    // may copy or replace itself; it must not release anything of this context.
+    static void observe_memory(const xfer_memory_event *event, void *self) noexcept {
+        auto *me = static_cast<ContextHandle *>(self);
+        try {
+            std::shared_ptr<const MemoryObserver> fn;
+            {
+                std::lock_guard<std::mutex> lock(me->mutex_);
+                fn = me->memory_observer_;
+            }
+            if (fn && event) (*fn)(*event);
+        } catch (...) {
+            // An exception must not unwind through the C library (the allocation or release
+            // it interrupted would be left half done): keep it for the program.
+            try {
+                std::lock_guard<std::mutex> lock(me->mutex_);
+                me->memory_exception_ = std::current_exception();
+            } catch (...) { // the lock failed: the exception is lost, the call goes on
+            }
+        }
+    }
+
     xfer_context h_;
-    std::mutex setting_; // held through set_observer
-    std::mutex mutex_;   // guards observer_ and exception_, taken by every observed call
+    std::mutex setting_; // held through set_observer and set_memory_observer
+    std::mutex mutex_;   // guards the observers and their exceptions, taken by every observed call
     std::shared_ptr<const CopyObserver> observer_;
     std::exception_ptr exception_;
+    std::shared_ptr<const MemoryObserver> memory_observer_;
+    std::exception_ptr memory_exception_;
     std::atomic<bool> observed_{false}; // set_observer installed ours in C
 };
 using SharedContext = std::shared_ptr<ContextHandle>;
@@ -314,6 +384,70 @@ class Buffer;
 class Stream;
 class Event;
 class Registration;
+
+/// A buffer's export (xfer_export): the blob that describes it and the file descriptors its
+/// memory lives in, which this object owns. Made by Buffer::export_buffer() or
+/// Export::receive(); read by Context::import_buffer() and send(), which leave the descriptors
+/// here. Move-only, so that each descriptor has one owner: the destructor (or close()) closes
+/// them (xfer_export_close). A moved-from or closed Export is empty (no descriptor, no blob);
+/// importing or sending it throws Error with XFER_ERROR_INVALID_ARGUMENT. Whoever holds the
+/// descriptors can map the memory: send them only to processes that may.
+class Export {
+  public:
+    /// An empty export.
+    Export() noexcept { clear(); }
+    ~Export() { xfer_export_close(&e_); }
+    Export(Export &&o) noexcept : e_(o.e_) { o.clear(); }
+    /// Closes this object's descriptors, then takes o's.
+    Export &operator=(Export &&o) noexcept {
+        if (this != &o) {
+            xfer_export_close(&e_);
+            e_ = o.e_;
+            o.clear();
+        }
+        return *this;
+    }
+    Export(const Export &) = delete;
+    Export &operator=(const Export &) = delete;
+
+    /// The C struct, for C calls that leave the descriptors with their caller (xfer_buffer_import,
+    /// xfer_export_send). They stay owned by this object: do not close them.
+    const xfer_export &get() const noexcept { return e_; }
+    /// true while it holds an export (not moved from, not closed).
+    bool empty() const noexcept { return e_.blob_bytes == 0 && e_.fd_count == 0; }
+    explicit operator bool() const noexcept { return !empty(); }
+    /// How many descriptors it holds (host backend: 1).
+    std::size_t fd_count() const noexcept { return e_.fd_count; }
+    /// Closes the descriptors now and forgets the blob; does nothing when empty.
+    void close() noexcept {
+        xfer_export_close(&e_);
+        clear();
+    }
+
+    /// Sends the export over a connected Unix-domain socket (xfer_export_send: the blob and the
+    /// descriptors as SCM_RIGHTS); this object keeps its descriptors. Throws Error:
+    /// XFER_ERROR_INVALID_ARGUMENT (empty; socket negative), XFER_ERROR_BACKEND (sendmsg
+    /// failed or the peer went away).
+    void send(int socket) const { check(xfer_export_send(socket, &e_), "xfer_export_send"); }
+    /// Receives an export sent by send() (xfer_export_receive; blocks until one arrives); the
+    /// returned object owns the new descriptors. Throws Error: XFER_ERROR_INVALID_ARGUMENT (a
+    /// message that is not an export; socket negative), XFER_ERROR_BACKEND (recvmsg failed, or
+    /// the peer closed the socket first). On failure no descriptor is left open.
+    static Export receive(int socket) {
+        Export e;
+        check(xfer_export_receive(socket, &e.e_), "xfer_export_receive");
+        return e;
+    }
+
+  private:
+    friend class Buffer;
+    void clear() noexcept {
+        e_ = xfer_export{};
+        e_.struct_size = sizeof e_;
+        for (int &fd : e_.fds) fd = -1;
+    }
+    xfer_export e_;
+};
 
 /// One backend bound to one device (xfer_open / xfer_close). Move-only. The objects made from
 /// it (Buffer, Stream, Event, Registration) keep the context open after this object is gone.
@@ -429,6 +563,35 @@ class Context {
     /// std::rethrow_exception; clears it.
     std::exception_ptr take_observer_exception() {
         return held("xfer::Context::take_observer_exception").take_exception();
+    }
+
+    /// A Buffer of this context over the memory `e` describes (xfer_buffer_import): an export of
+    /// a buffer of another process, or of this one, made by a context of the same backend. Both
+    /// see each other's bytes; the import keeps the memory after the exporter freed its buffer.
+    /// `e` keeps its descriptors (the buffer holds its own). Throws Error:
+    /// XFER_ERROR_INVALID_ARGUMENT (`e` empty, not an export, of another backend, corrupted;
+    /// the message says which), XFER_ERROR_INVALID_HANDLE (this object holds no context),
+    /// XFER_ERROR_NOT_SUPPORTED (the backend cannot import), XFER_ERROR_OUT_OF_MEMORY.
+    inline Buffer import_buffer(const Export &e) const;
+
+    /// Installs `fn` as the memory observer (xfer_set_memory_observer), replacing the previous
+    /// one; an empty function removes it. It is told of every buffer the context allocates or
+    /// imports (XFER_MEMORY_ALLOCATED), every buffer it is about to release (XFER_MEMORY_RELEASING,
+    /// the memory still there), and every range registered (XFER_MEMORY_REGISTERED) and about to
+    /// be unregistered (XFER_MEMORY_UNREGISTERING), on the thread that does it, inside the call.
+    /// The context keeps `fn` as it keeps the copy observer, also through its closing (which
+    /// tells RELEASING for what it releases). `fn` may copy, query and replace itself; it must
+    /// not release a buffer or range of this context, nor the context itself. An exception it
+    /// throws is caught (it would otherwise unwind through the C library): the call it
+    /// interrupted goes on, and take_memory_observer_exception() returns the latest one.
+    /// Throws Error (XFER_ERROR_INVALID_HANDLE when this object holds no context).
+    void set_memory_observer(MemoryObserver fn) {
+        held("xfer::Context::set_memory_observer").set_memory_observer(std::move(fn));
+    }
+    /// The latest exception the memory observer threw since the last call (nullptr: none), for
+    /// std::rethrow_exception; clears it.
+    std::exception_ptr take_memory_observer_exception() {
+        return held("xfer::Context::take_memory_observer_exception").take_memory_exception();
     }
 
     /// Strict mode (xfer_context_set_slow_path): XFER_SLOW_PATH_ALLOW copies everything,
@@ -682,13 +845,38 @@ class Buffer {
     }
     void copy(xfer_direction dir) const { copy(dir, 0, bytes_); }
 
+    /// Describes this buffer for another process, or another context of this one
+    /// (xfer_buffer_export): the returned Export owns new descriptors of its memory; the buffer
+    /// stays as it is. Throws Error: XFER_ERROR_INVALID_STATE (allocated without
+    /// XFER_ALLOC_SHAREABLE), XFER_ERROR_INVALID_HANDLE (moved from), XFER_ERROR_NOT_SUPPORTED
+    /// (the backend cannot export), XFER_ERROR_BACKEND.
+    Export export_buffer() const {
+        Export e;
+        check(xfer_buffer_export(get(), &e.e_), "xfer_buffer_export");
+        return e;
+    }
+
   private:
+    friend class Context;
     using Owner = detail::Owner<xfer_buffer, xfer_free>;
+    // Adopts `h`, a buffer of ctx made by the C library (xfer_buffer_import).
+    Buffer(detail::SharedContext ctx, xfer_buffer h) : h_(std::move(ctx), h), bytes_(xfer_buffer_size(h)) {
+        host_ = xfer_host_ptr(h);
+        device_ = xfer_device_ptr(h);
+        if (!host_ || !device_)
+            throw Error(XFER_ERROR_INTERNAL, describe_failure(XFER_ERROR_INTERNAL, "xfer_host_ptr/xfer_device_ptr"));
+    }
     Owner h_;
     std::size_t bytes_ = 0;
     void *host_ = nullptr;
     void *device_ = nullptr;
 };
+
+inline Buffer Context::import_buffer(const Export &e) const {
+    xfer_buffer h = nullptr;
+    check(xfer_buffer_import(get(), &e.get(), &h), "xfer_buffer_import");
+    return Buffer(handle_, h); // frees h if it throws
+}
 
 inline void Context::memcpy_async(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,
                                   const Stream &s) const {

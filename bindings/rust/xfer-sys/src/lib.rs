@@ -95,6 +95,7 @@ pub const XFER_ALLOC_DEFAULT: c_uint = 0x0;
 pub const XFER_ALLOC_READ_MOSTLY: c_uint = 0x1;
 pub const XFER_ALLOC_PREFER_DEVICE: c_uint = 0x2;
 pub const XFER_ALLOC_PREFER_HOST: c_uint = 0x4;
+pub const XFER_ALLOC_SHAREABLE: c_uint = 0x8;
 pub const XFER_EVENT_DEFAULT: c_uint = 0x0;
 pub const XFER_EVENT_DISABLE_TIMING: c_uint = 0x1;
 pub const XFER_CAP_SHARED_VIEW: c_uint = 0x1;
@@ -264,6 +265,57 @@ pub struct xfer_copy_record {
 
 pub type xfer_copy_observer_fn = Option<unsafe extern "C" fn(record: *const xfer_copy_record, user_data: *mut c_void)>;
 
+// ------------------------------------- sharing buffers with other processes and libraries
+pub const XFER_EXPORT_VERSION: u32 = 1;
+pub const XFER_EXPORT_MAX_FDS: usize = 4;
+pub const XFER_EXPORT_BLOB_BYTES: usize = 256;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_export {
+    pub struct_size: usize,
+    pub version: u32,
+    pub fd_count: u32,
+    pub fds: [c_int; XFER_EXPORT_MAX_FDS],
+    pub blob_bytes: u32,
+    pub blob: [u8; XFER_EXPORT_BLOB_BYTES],
+}
+
+impl Default for xfer_export {
+    /// No descriptors, an empty blob, with `struct_size` set as the functions want it.
+    fn default() -> Self {
+        xfer_export {
+            struct_size: std::mem::size_of::<xfer_export>(),
+            version: 0,
+            fd_count: 0,
+            fds: [-1; XFER_EXPORT_MAX_FDS],
+            blob_bytes: 0,
+            blob: [0; XFER_EXPORT_BLOB_BYTES],
+        }
+    }
+}
+
+pub type xfer_memory_event_kind = c_int;
+pub const XFER_MEMORY_ALLOCATED: xfer_memory_event_kind = 1;
+pub const XFER_MEMORY_RELEASING: xfer_memory_event_kind = 2;
+pub const XFER_MEMORY_REGISTERED: xfer_memory_event_kind = 3;
+pub const XFER_MEMORY_UNREGISTERING: xfer_memory_event_kind = 4;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_memory_event {
+    pub struct_size: usize,
+    pub ctx: xfer_context,
+    pub event: xfer_memory_event_kind,
+    pub buffer: xfer_buffer,
+    pub host_ptr: *mut c_void,
+    pub device_ptr: *mut c_void,
+    pub bytes: usize,
+    pub imported: c_int,
+}
+
+pub type xfer_memory_observer_fn = Option<unsafe extern "C" fn(event: *const xfer_memory_event, user_data: *mut c_void)>;
+
 // ---------------------------------------------------------------- functions
 extern "C" {
     pub fn xfer_get_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int) -> xfer_status;
@@ -315,6 +367,12 @@ extern "C" {
     pub fn xfer_memcpy_peer_async(dst_ctx: xfer_context, dst: *mut c_void, src_ctx: xfer_context, src: *const c_void, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_copy_peer_async(dst: xfer_buffer, dst_offset: usize, src: xfer_buffer, src_offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_device_can_access_peer(ctx: xfer_context, peer: xfer_context, can_access: *mut c_int) -> xfer_status;
+    pub fn xfer_buffer_export(buf: xfer_buffer, out: *mut xfer_export) -> xfer_status;
+    pub fn xfer_buffer_import(ctx: xfer_context, input: *const xfer_export, out: *mut xfer_buffer) -> xfer_status;
+    pub fn xfer_export_send(socket: c_int, input: *const xfer_export) -> xfer_status;
+    pub fn xfer_export_receive(socket: c_int, out: *mut xfer_export) -> xfer_status;
+    pub fn xfer_export_close(exp: *mut xfer_export);
+    pub fn xfer_set_memory_observer(ctx: xfer_context, f: xfer_memory_observer_fn, user_data: *mut c_void) -> xfer_status;
 }
 
 #[cfg(test)]

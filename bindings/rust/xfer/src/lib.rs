@@ -15,6 +15,10 @@
 //! - Streams the application owns (a `cudaStream_t`): [`Context::wrap_stream`] (unsafe: the
 //!   caller keeps the native stream alive) and [`Context::legacy_stream`].
 //! - [`Context::register`] page-locks memory the program owns for fast copies.
+//! - Sharing a buffer with another process: [`Buffer::export`] (a buffer allocated with
+//!   `XFER_ALLOC_SHAREABLE`) returns an [`Export`], which owns the descriptors of the memory and
+//!   closes them on `Drop`; [`Export::send`] / [`Export::receive`] carry it over a Unix-domain
+//!   socket; [`Context::import_buffer`] maps it as a [`Buffer`].
 //! - Which path each copy took: [`Context::stats`] / [`Context::reset_stats`] (per [`CopyPath`]:
 //!   copies, bytes, host time), [`Context::set_copy_observer`] (a closure that gets one
 //!   [`CopyRecord`] per path of each copy call; a panic in it is caught before it reaches the C
@@ -57,8 +61,10 @@
 //! returning.
 //!
 //! What stays `unsafe`: raw copies between pointers ([`Context::memcpy_async`]), dereferencing
-//! [`Buffer::device_ptr`], wrapping a native stream ([`Context::wrap_stream`]) and
-//! [`Context::register_raw`].
+//! [`Buffer::device_ptr`], wrapping a native stream ([`Context::wrap_stream`]),
+//! [`Context::register_raw`], and sharing memory with another mapping ([`Buffer::export`],
+//! [`Context::import_buffer`]): the borrow checker sees one buffer, not the other mappings that
+//! write the same memory.
 //!
 //! ```
 //! use xfer::{Context, Direction};
@@ -114,6 +120,7 @@ use std::ffi::{CStr, CString};
 use std::fmt;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::os::unix::io::RawFd;
 use std::any::Any;
 use std::cell::RefCell;
 use std::panic::{self, AssertUnwindSafe};
@@ -758,6 +765,12 @@ impl Context {
     pub fn alloc(&self, bytes: usize, flags: c_uint) -> Result<Buffer<'_>> {
         let mut raw = ptr::null_mut();
         check(unsafe { sys::xfer_alloc(self.raw, bytes, flags, &mut raw) }, "xfer_alloc")?;
+        self.own_buffer(raw, bytes)
+    }
+
+    // Takes `raw`, a buffer of this context of `bytes` bytes that the C library just made; frees
+    // it when its views cannot be read.
+    fn own_buffer(&self, raw: sys::xfer_buffer, bytes: usize) -> Result<Buffer<'_>> {
         // The views never move during the buffer's life: read them once.
         let host = unsafe { sys::xfer_host_ptr(raw) }.cast::<u8>();
         let device = unsafe { sys::xfer_device_ptr(raw) };
@@ -1307,6 +1320,138 @@ impl Drop for Buffer<'_> {
             unsafe { sys::xfer_event_destroy(t.event) }; // queued records and waits are unaffected
         }
         unsafe { sys::xfer_free(self.raw) }; // deferred by the library until queued copies are done
+    }
+}
+
+// ------------------------------------- sharing buffers with other processes and libraries
+
+/// A buffer's export (`xfer_export`): the blob that describes the memory and the file
+/// descriptors it lives in, which this value owns and closes on `Drop` (`xfer_export_close`).
+/// Made by [`Buffer::export`] or [`Export::receive`]; read by [`Context::import_buffer`] and
+/// [`Export::send`], which leave the descriptors here. Not `Clone`: each descriptor has one owner.
+/// Whoever holds the descriptors can map the memory: send them only to processes that may.
+///
+/// ```compile_fail,E0599
+/// # fn main() -> Result<(), xfer::Error> {
+/// # let ctx = xfer::Context::open(Some("host"), 0)?;
+/// # let buf = ctx.alloc(4096, xfer::sys::XFER_ALLOC_SHAREABLE)?;
+/// let e = unsafe { buf.export()? };
+/// let twice = e.clone(); // error: two owners would close the descriptors twice
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Export {
+    raw: sys::xfer_export,
+}
+
+impl Export {
+    // An export that holds nothing yet, struct_size set for the C call that fills it.
+    fn empty() -> Export {
+        Export { raw: sys::xfer_export::default() }
+    }
+
+    /// Receives an export sent by [`Export::send`] from a connected Unix-domain socket (e.g.
+    /// `stream.as_raw_fd()` of a `UnixStream`), blocking until one arrives
+    /// (`xfer_export_receive`). The returned `Export` owns the new descriptors. Errors:
+    /// `XFER_ERROR_INVALID_ARGUMENT` (a message that is not an export; `socket` negative),
+    /// `XFER_ERROR_BACKEND` (recvmsg failed, or the peer closed the socket first); no
+    /// descriptor is left open then.
+    pub fn receive(socket: RawFd) -> Result<Export> {
+        let mut e = Export::empty(); // closes whatever a failed call might leave
+        check(unsafe { sys::xfer_export_receive(socket, &mut e.raw) }, "xfer_export_receive")?;
+        Ok(e)
+    }
+
+    /// Sends the export over a connected Unix-domain socket as one message, the descriptors as
+    /// `SCM_RIGHTS` (`xfer_export_send`); this value keeps its own. Errors:
+    /// `XFER_ERROR_INVALID_ARGUMENT` (`socket` negative), `XFER_ERROR_BACKEND` (sendmsg failed
+    /// or the peer went away).
+    pub fn send(&self, socket: RawFd) -> Result<()> {
+        check(unsafe { sys::xfer_export_send(socket, &self.raw) }, "xfer_export_send")
+    }
+
+    /// The C struct, for calls through [`sys`] that leave the descriptors with their caller
+    /// (`xfer_buffer_import`, `xfer_export_send`). They stay owned by this value.
+    pub fn as_raw(&self) -> &sys::xfer_export {
+        &self.raw
+    }
+    /// The descriptors (`host`: one memfd); owned by this value, closed when it is dropped.
+    pub fn fds(&self) -> &[RawFd] {
+        &self.raw.fds[..(self.raw.fd_count as usize).min(sys::XFER_EXPORT_MAX_FDS)]
+    }
+    /// The description: opaque bytes, checked at import.
+    pub fn blob(&self) -> &[u8] {
+        &self.raw.blob[..(self.raw.blob_bytes as usize).min(sys::XFER_EXPORT_BLOB_BYTES)]
+    }
+}
+
+impl Drop for Export {
+    fn drop(&mut self) {
+        unsafe { sys::xfer_export_close(&mut self.raw) };
+    }
+}
+
+impl<'c> Buffer<'c> {
+    /// Describes this buffer for another process, or another context of this one
+    /// (`xfer_buffer_export`): the returned [`Export`] owns new descriptors of its memory. The
+    /// buffer stays as it is. Errors: `XFER_ERROR_INVALID_STATE` (allocated without
+    /// `XFER_ALLOC_SHAREABLE`), `XFER_ERROR_NOT_SUPPORTED` (the backend cannot export),
+    /// `XFER_ERROR_BACKEND`.
+    ///
+    /// # Safety
+    /// Whoever maps the descriptors (an import in this process or another) can write this
+    /// buffer's memory behind the borrow checker's back. While a view of this buffer is
+    /// borrowed ([`Buffer::host`], [`Buffer::host_mut`] and their typed forms), no other mapping
+    /// may write the memory, nor read it while a `host_mut` borrow lives; and the buffer waits
+    /// only for its own queued copies, not for those of an import. The processes keep that
+    /// order themselves, e.g. one synchronises its copies and then says so over the socket
+    /// before the other touches the memory.
+    pub unsafe fn export(&self) -> Result<Export> {
+        let mut e = Export::empty(); // closes whatever a failed call might leave
+        check(sys::xfer_buffer_export(self.raw, &mut e.raw), "xfer_buffer_export")?;
+        Ok(e)
+    }
+}
+
+impl Context {
+    /// A buffer of this context over the memory `export` describes (`xfer_buffer_import`): an
+    /// export of a buffer of another process ([`Export::receive`]) or of this one, made by a
+    /// context of the same backend. The import and the exported buffer are one memory; the
+    /// import keeps it after the exporter freed its buffer. `export` keeps its descriptors
+    /// (the buffer holds its own). Errors: `XFER_ERROR_INVALID_ARGUMENT` (not an xfer export,
+    /// of another backend, corrupted: the message says which), `XFER_ERROR_NOT_SUPPORTED` (the
+    /// backend cannot import), `XFER_ERROR_OUT_OF_MEMORY`.
+    ///
+    /// # Safety
+    /// As [`Buffer::export`], for the returned buffer: while one of its views is borrowed, no
+    /// other mapping of the memory (the exporter's buffer, another import, another process) may
+    /// write it, nor read it while a `host_mut` borrow lives, and copies queued on another
+    /// mapping are not waited for by this buffer's accessors.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), xfer::Error> {
+    /// use xfer::{sys, Context, Direction};
+    /// let (a, b) = (Context::open(Some("host"), 0)?, Context::open(Some("host"), 0)?);
+    /// let mut mine = a.alloc(4096, sys::XFER_ALLOC_SHAREABLE)?;
+    /// mine.host_mut()?.fill(7);
+    /// // SAFETY: one thread, and no view of either buffer is borrowed while the other writes.
+    /// let theirs = unsafe { b.import_buffer(&mine.export()?)? };
+    /// assert!(theirs.host()?.iter().all(|&x| x == 7));
+    /// # Ok(()) }
+    /// ```
+    /// Without `unsafe` it does not compile:
+    /// ```compile_fail,E0133
+    /// # fn main() -> Result<(), xfer::Error> {
+    /// # let ctx = xfer::Context::open(Some("host"), 0)?;
+    /// # let buf = ctx.alloc(4096, xfer::sys::XFER_ALLOC_SHAREABLE)?;
+    /// let e = unsafe { buf.export()? };
+    /// let alias = ctx.import_buffer(&e)?; // error: call to unsafe function
+    /// # Ok(()) }
+    /// ```
+    pub unsafe fn import_buffer(&self, export: &Export) -> Result<Buffer<'_>> {
+        let mut raw = ptr::null_mut();
+        check(sys::xfer_buffer_import(self.raw, &export.raw, &mut raw), "xfer_buffer_import")?;
+        self.own_buffer(raw, sys::xfer_buffer_size(raw))
     }
 }
 
