@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// Whole-range copies: xfer against the raw call, against another backend, its host time, user
-// (malloc) memory, and managed memory to the host.
+// Whole-range copies: xfer against the raw call, against another backend, after an idle gap,
+// its host time, user (malloc) memory, and managed memory to the host.
+#include <chrono>
 #include <cstring>
+#include <thread>
 
 #include "bench/measure_support.hpp"
 #include "bench/measures.hpp"
@@ -63,6 +65,29 @@ void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &ba
     RawPath raw_b(b), raw_r(r);
     verify_copy(raw_b, buf, expected, dir, n, backend, v, [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
     verify_copy(raw_r, ref_buf, expected, dir, n, reference, v, [&] { xfer_copy_ms(r, ref_buf, dir, n, "check"); });
+    row.verification = v.result();
+}
+
+void measure_after_idle_gap(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                            std::uint64_t bytes, int gap_ms) {
+    BenchEnv::Backend &b = env.backend(backend);
+    const Buffer &buf = env.buffer(backend, bytes);
+    const std::size_t n = buf.bytes();
+    const std::string gap = std::to_string(gap_ms) + " ms idle";
+    const Pairs ms = env.pairs(
+        [&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(gap_ms)); // idle, then the copy alone is timed
+            return xfer_copy_ms(b, buf, dir, n, label("after " + gap, dir, bytes));
+        },
+        [&] { return xfer_copy_ms(b, buf, dir, n, label("back to back", dir, bytes)); });
+    row.xfer = bench_rate("xfer_copy_async after " + gap, bytes, ms.xfer);
+    row.reference = bench_rate("xfer_copy_async back to back", bytes, ms.reference);
+    set_speed_ratio(row, ms, "the same copy back to back");
+
+    Verifier v;
+    RawPath raw(b);
+    verify_copy(raw, buf, env.data(bytes), dir, n, "xfer_copy_async", v,
+                [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
     row.verification = v.result();
 }
 

@@ -22,6 +22,10 @@ void measure_copy_vs_backend(BenchEnv &env, BenchRow &row, const std::string &ba
 // Host time of the xfer_copy_async call vs the copy's time until the stream has finished.
 void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                              std::uint64_t bytes);
+// xfer_copy_async after the calling thread slept `gap_ms` (the sleep not timed) vs the same copy
+// back to back: what a copy between other work of the program gets.
+void measure_after_idle_gap(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                            std::uint64_t bytes, int gap_ms);
 // xfer_memcpy_async from std::malloc'd memory vs the raw copy from the buffer's host view
 // (cudaHostAlloc on pinned).
 void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes);

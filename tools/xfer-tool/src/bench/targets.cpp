@@ -42,6 +42,19 @@ void add_copy_vs_raw(std::vector<TargetSpec> &t, const std::string &backend, con
                          [=](BenchEnv &env, BenchRow &row) { measure_copy_vs_raw(env, row, backend, dir, size); }});
 }
 
+// Copies between other work: the copy after an idle gap of `gap_ms` against itself back to back.
+void add_idle_gap(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
+                  int gap_ms, std::optional<double> goal, const std::string &origin) {
+    for (xfer_direction dir : kDirections)
+        for (std::uint64_t size : sizes)
+            t.push_back(
+                {backend + "-gap-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                 "xfer_copy_async after " + std::to_string(gap_ms) +
+                     " ms idle vs the same copy back to back (a copy between other work)" + origin,
+                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                 [=](BenchEnv &env, BenchRow &row) { measure_after_idle_gap(env, row, backend, dir, size, gap_ms); }});
+}
+
 void add_async(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
                std::optional<double> goal_percent, const std::string &origin) {
     for (xfer_direction dir : kDirections)
@@ -136,6 +149,8 @@ std::vector<TargetSpec> make_cuda_targets() {
                                                 workflow_defaults.batches, workflow_defaults.streams);
                  }});
     add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
+    // Real programs copy between other work: within 10% of the back-to-back figure after a gap.
+    for (const char *backend : {"pageable", "pinned"}) add_idle_gap(t, backend, {64 * MiB, 256 * MiB}, 30, 0.90, "");
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, i7);
     // Observing every copy (xfer_set_copy_observer) is cheap enough to leave on.
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_observer(t, backend, 0.3, "");
@@ -159,6 +174,7 @@ std::vector<TargetSpec> make_smoke_targets() {
     std::vector<TargetSpec> t;
     add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_async(t, "host", {1 * MiB}, std::nullopt, smoke);
+    add_idle_gap(t, "host", {1 * MiB}, 2, std::nullopt, smoke);
     add_overhead(t, "host", std::nullopt, smoke);
     add_observer(t, "host", std::nullopt, smoke);
     add_batches(t, "host", 256, 4 * KiB, std::nullopt, std::nullopt, smoke);
