@@ -106,26 +106,33 @@ const ConfigEntry *find_in_section(const ConfigFile &file, const std::string &se
     return nullptr;
 }
 
-// A top-level string key whose value is one of `choices` ("a|b|c"), from the file, then the
-// environment.
+// A top-level string key, from the file, then the environment.
+Setting string_setting(const ConfigFile &file, const char *key, const char *var, const char *default_value,
+                       const char *help) {
+    Setting s{"", key, var, "string", default_value, default_value, help, XFER_PARAM_DEFAULT};
+    if (const ConfigEntry *e = find_top_level(file, key)) {
+        s.value = e->value;
+        s.source = XFER_PARAM_FILE;
+    }
+    if (auto v = env(var)) {
+        s.value = *v;
+        s.source = XFER_PARAM_ENV;
+    }
+    return s;
+}
+
+// The same for a key whose value is one of `choices` ("a|b|c"): a value that is not, in the file
+// or the environment, is a config error naming where it came from.
 Setting choice_setting(const ConfigFile &file, const char *key, const char *var, const char *default_value,
                        const std::string &choices, const char *help) {
-    Setting s{"", key, var, "string", default_value, default_value, help, XFER_PARAM_DEFAULT};
     const auto check = [&](const std::string &value, const std::string &origin) {
         if (("|" + choices + "|").find("|" + value + "|") == std::string::npos) {
             raise(XFER_ERROR_CONFIG, origin, ": bad value '", value, "' for key '", key, "' (one of ", choices, ")");
         }
-        return value;
     };
-    if (const ConfigEntry *e = find_top_level(file, key)) {
-        s.value = check(e->value, where(file, *e));
-        s.source = XFER_PARAM_FILE;
-    }
-    if (auto v = env(var)) {
-        s.value = check(*v, msg("environment variable ", var));
-        s.source = XFER_PARAM_ENV;
-    }
-    return s;
+    if (const ConfigEntry *e = find_top_level(file, key)) check(e->value, where(file, *e));
+    if (auto v = env(var)) check(*v, msg("environment variable ", var));
+    return string_setting(file, key, var, default_value, help);
 }
 
 } // namespace
@@ -152,23 +159,9 @@ EffectiveConfig load_effective_config(const char *requested, Opening opening) {
     check_top_level_keys(file);
 
     // backend
-    Setting backend{
-        "",
-        "backend",
-        "XFER_BACKEND",
-        "string",
-        "",
-        "",
-        "backend xfer_open(NULL, ...) uses; empty: the first available of pinned, pageable, managed, zerocopy, host",
-        XFER_PARAM_DEFAULT};
-    if (const ConfigEntry *e = find_top_level(file, "backend")) {
-        backend.value = e->value;
-        backend.source = XFER_PARAM_FILE;
-    }
-    if (auto v = env("XFER_BACKEND")) {
-        backend.value = *v;
-        backend.source = XFER_PARAM_ENV;
-    }
+    Setting backend = string_setting(
+        file, "backend", "XFER_BACKEND", "",
+        "backend xfer_open(NULL, ...) uses; empty: the first available of pinned, pageable, managed, zerocopy, host");
     cfg.backend = backend.value;
 
     // device
@@ -216,22 +209,8 @@ EffectiveConfig load_effective_config(const char *requested, Opening opening) {
     Setting log = choice_setting(file, "log", "XFER_LOG", "none", "none|copies",
                                  "copies = one line per copy call and path to log_file (the library prints nothing "
                                  "else)");
-    Setting log_file{"",
-                     "log_file",
-                     "XFER_LOG_FILE",
-                     "string",
-                     "",
-                     "",
-                     "file the copy log is appended to; empty: stderr",
-                     XFER_PARAM_DEFAULT};
-    if (const ConfigEntry *e = find_top_level(file, "log_file")) {
-        log_file.value = e->value;
-        log_file.source = XFER_PARAM_FILE;
-    }
-    if (auto v = env("XFER_LOG_FILE")) {
-        log_file.value = *v;
-        log_file.source = XFER_PARAM_ENV;
-    }
+    Setting log_file =
+        string_setting(file, "log_file", "XFER_LOG_FILE", "", "file the copy log is appended to; empty: stderr");
     cfg.slow_path = slow_path.value;
     cfg.log_copies = log.value == "copies";
     cfg.log_file = log_file.value;
