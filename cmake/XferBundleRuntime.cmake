@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
-# Copies the shared libraries the build depends on but a bare GPU machine may lack next to
-# libxfer.so (Debian's static Boost is not PIC, so it cannot be linked into libxfer.so).
-# Binaries find them through RUNPATH $ORIGIN. Each copy takes the name the binaries ask for
-# (the SONAME), with symlinks followed.
+# Copies the shared libraries the build depends on but a bare GPU machine may lack into lib/,
+# next to libxfer.so: libboost_program_options for xfer-tool's command line (libxfer.so does
+# not link it), libcudart for the CUDA backends and the tool's kernels. Binaries find them
+# through RUNPATH ($ORIGIN/../lib for bin/xfer-tool, $ORIGIN/.. for the plugins); Debian's
+# static Boost is not PIC, so it cannot be linked in instead. Each copy takes the name the
+# binaries ask for (the SONAME), with symlinks followed.
 set(_xfer_bundle "")
 get_target_property(_po Boost::program_options IMPORTED_LOCATION_RELEASE)
 if(NOT _po)

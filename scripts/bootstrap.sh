@@ -8,7 +8,7 @@ set -euo pipefail
 
 packages=(
   g++ cmake ninja-build pkg-config
-  libboost-dev libboost-program-options-dev   # Boost.DLL (header-only), Boost.Program_options
+  libboost-dev libboost-program-options-dev   # Boost.DLL (header-only), Boost.Program_options (xfer-tool)
   libgtest-dev                                # GoogleTest
   nlohmann-json3-dev                          # JSON reports
   gnuplot-nox                                 # xfer-tool plot

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "error.hpp"
-#include "value_parse.hpp"
+#include "xfer_config/value_parse.hpp"
 
 namespace xfer::core {
 namespace {

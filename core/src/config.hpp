@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "config_file.hpp"
 #include "plugin_registry.hpp"
+#include "xfer_config/config_file.hpp"
 #include <xfer/xfer.h>
 
 namespace xfer::core {

@@ -1,43 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
-// How the core reports failures internally (an exception carrying a status) and how the
-// C entry points turn them into a status plus xfer_last_error() (guard).
+// How the core reports failures internally (Error, an exception carrying a status, in
+// xfer_config/status_error.hpp) and how the C entry points turn them into a status plus
+// xfer_last_error() (guard).
 #pragma once
 
 #include <exception>
 #include <new>
-#include <sstream>
 #include <string>
-#include <utility>
 
 #include "last_error.hpp"
+#include "xfer_config/status_error.hpp"
 #include <xfer/xfer.h>
 
 namespace xfer::core {
-
-// Thrown inside the core only; guard() stops it at the C boundary.
-class Error : public std::exception {
-  public:
-    Error(xfer_status status, std::string message) : status_(status), message_(std::move(message)) {}
-    xfer_status status() const noexcept { return status_; }
-    const char *what() const noexcept override { return message_.c_str(); }
-
-  private:
-    xfer_status status_;
-    std::string message_;
-};
-
-// Builds a message from streamable parts: msg("device ", 3, " requested").
-template <class... Parts>
-std::string msg(const Parts &...parts) {
-    std::ostringstream out;
-    (out << ... << parts);
-    return out.str();
-}
-
-template <class... Parts>
-[[noreturn]] void raise(xfer_status status, const Parts &...parts) {
-    throw Error(status, msg(parts...));
-}
 
 // Records the message for the calling thread and returns the status.
 inline xfer_status fail(xfer_status status, const std::string &message) noexcept {

@@ -24,7 +24,7 @@
 #include "fork_support.hpp"
 #include "last_error.hpp"
 #include "plugin_check.hpp"
-#include "value_parse.hpp"
+#include "xfer_config/value_parse.hpp"
 
 namespace xfer::core {
 namespace {

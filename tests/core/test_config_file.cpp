@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "config_file.hpp"
-#include "error.hpp"
+#include "xfer_config/config_file.hpp"
+#include "xfer_config/status_error.hpp"
 
 using xfer::core::ConfigFile;
 using xfer::core::Error;

@@ -2,7 +2,7 @@
 // Configuration value parsing: sizes with units, ints, bools, canonical forms.
 #include <gtest/gtest.h>
 
-#include "value_parse.hpp"
+#include "xfer_config/value_parse.hpp"
 
 using xfer::core::normalize_value;
 using xfer::core::parse_bool;

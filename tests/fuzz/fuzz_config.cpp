@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The XFER_CONFIG parser (line scanner + Boost.Program_options) on arbitrary bytes, and every
+// The XFER_CONFIG reader (xfer_config/config_file.hpp) on arbitrary bytes, and every
 // value it yields through each parameter type, as xfer_open does with file and environment
 // values. Failures must be Error(XFER_ERROR_CONFIG) -- never a crash, never another status.
 #include <cstddef>
@@ -8,9 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "config_file.hpp"
-#include "error.hpp"
-#include "value_parse.hpp"
+#include "xfer_config/config_file.hpp"
+#include "xfer_config/status_error.hpp"
+#include "xfer_config/value_parse.hpp"
 
 using namespace xfer::core;
 

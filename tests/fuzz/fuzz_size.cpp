@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "value_parse.hpp"
+#include "xfer_config/value_parse.hpp"
 
 using namespace xfer::core;
 

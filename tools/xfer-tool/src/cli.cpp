@@ -13,10 +13,10 @@
 
 #include <boost/program_options.hpp>
 
-#include "config_file.hpp"
 #include "units.hpp"
-#include "value_parse.hpp" // the library's grammar (xfer_config_grammar)
 #include "workflows/workflow.hpp"
+#include "xfer_config/config_file.hpp"
+#include "xfer_config/value_parse.hpp" // the library's grammar (xfer_config_grammar)
 
 namespace po = boost::program_options;
 

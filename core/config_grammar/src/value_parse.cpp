@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "value_parse.hpp"
+#include "xfer_config/value_parse.hpp"
 
 #include <algorithm>
 #include <cctype>

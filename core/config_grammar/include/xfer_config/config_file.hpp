@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Reading the XFER_CONFIG file: INI text with [sections], parsed by Boost.Program_options.
+// Reading the XFER_CONFIG file: INI text with [sections], every key kept with its line so that
+// each message names it ("FILE:LINE: ...").
 #pragma once
 
 #include <cstddef>
@@ -24,7 +25,8 @@ struct ConfigFile {
 
 // Parses INI text. `source` names it in messages (the file path). Throws Error
 // (XFER_ERROR_CONFIG) naming the line for malformed lines, empty keys, bad section names and
-// keys set twice in one section. Comments start at '#' (as in Boost.Program_options).
+// keys set twice in one section. '#' starts a comment anywhere in a line (there is no escape);
+// blanks around a line, a key and a value are trimmed; a value may be empty.
 ConfigFile parse_config(std::istream &in, const std::string &source);
 
 // The largest configuration file read (1 MiB): a real one has a few dozen lines, and the file

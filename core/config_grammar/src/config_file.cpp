@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "config_file.hpp"
+#include "xfer_config/config_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -12,28 +12,20 @@
 #include <map>
 #include <sstream>
 
-#include <boost/program_options/errors.hpp>
-#include <boost/program_options/options_description.hpp>
-#include <boost/program_options/parsers.hpp>
-
-#include "error.hpp"
-#include "value_parse.hpp"
+#include "xfer_config/status_error.hpp"
+#include "xfer_config/value_parse.hpp"
 
 namespace xfer::core {
 namespace {
-
-namespace po = boost::program_options;
 
 bool is_name(std::string_view text) {
     return !text.empty() && std::all_of(text.begin(), text.end(),
                                         [](unsigned char c) { return std::isalnum(c) != 0 || c == '_' || c == '-'; });
 }
 
-// Boost.Program_options reports neither line numbers nor the section of a key, and the
-// messages must name the line. So the lines are scanned here first, with the same rules
-// Boost applies ('#' starts a comment, blanks trimmed, "[name]" opens a section,
-// "key = value" otherwise), recording where each key sits and rejecting what Boost would
-// reject -- with the line number.
+// One pass over the lines ('#' starts a comment, blanks trimmed, "[name]" opens a section,
+// "key = value" otherwise) that records where each key sits, so that every refusal names
+// its line.
 std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &source) {
     std::vector<ConfigEntry> keys;
     std::map<std::string, int> first_line; // "section.key" -> line
@@ -53,7 +45,8 @@ std::vector<ConfigEntry> scan_lines(const std::string &text, const std::string &
         line = trim(line);
         if (line.empty()) continue;
         if (line.front() == '[') {
-            // No blanks inside the brackets: Boost would keep them as part of the name.
+            // No blanks inside the brackets: "[ host ]" is refused here, with its line, rather
+            // than read as a section " host " that no backend has.
             std::string_view name = line.back() == ']' ? line.substr(1, line.size() - 2) : std::string_view();
             if (line.back() != ']' || !is_name(name)) {
                 raise(XFER_ERROR_CONFIG, source, ":", number, ": malformed section header '", line,
@@ -97,36 +90,10 @@ const char *file_kind(mode_t mode) {
 ConfigFile parse_config(std::istream &in, const std::string &source) {
     std::stringstream buffer;
     buffer << in.rdbuf();
-    const std::string text = buffer.str();
-
+    // Keys are checked later, against what the found backends declare: any name is kept here.
     ConfigFile file;
     file.path = source;
-    file.entries = scan_lines(text, source);
-
-    // The values themselves come from Boost.Program_options. Keys are validated later against
-    // what the found backends declare, so everything is parsed as unregistered here.
-    std::istringstream again(text);
-    po::parsed_options parsed(nullptr);
-    try {
-        parsed = po::parse_config_file(again, po::options_description(), /*allow_unregistered=*/true);
-    } catch (const po::error &e) {
-        raise(XFER_ERROR_CONFIG, source, ": ", e.what());
-    }
-    // Both walks see the keys in file order; a disagreement would be a core bug.
-    if (parsed.options.size() != file.entries.size()) {
-        raise(XFER_ERROR_INTERNAL, source, ": the configuration scanner found ", file.entries.size(),
-              " keys but Boost.Program_options found ", parsed.options.size());
-    }
-    for (std::size_t i = 0; i < parsed.options.size(); ++i) {
-        const po::option &opt = parsed.options[i];
-        ConfigEntry &entry = file.entries[i];
-        const std::string expected = entry.section.empty() ? entry.key : entry.section + "." + entry.key;
-        if (opt.string_key != expected) {
-            raise(XFER_ERROR_INTERNAL, source, ":", entry.line, ": the configuration scanner read key '", expected,
-                  "' but Boost.Program_options read '", opt.string_key, "'");
-        }
-        entry.value = opt.value.empty() ? std::string() : opt.value.front();
-    }
+    file.entries = scan_lines(buffer.str(), source);
     return file;
 }
 
