@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_buffer.hpp"
 
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <utility>
 
 #include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/shared_memory.hpp>
 
 namespace xfer::host {
 namespace {
@@ -21,16 +20,11 @@ struct FreeDeleter {
 };
 using Block = std::unique_ptr<unsigned char, FreeDeleter>;
 
-std::size_t page_size() noexcept {
-    const long size = sysconf(_SC_PAGESIZE);
-    return size > 0 ? static_cast<std::size_t>(size) : 4096;
-}
-
 // Page alignment matches what the CUDA backends hand out, so user code tuned on host keeps
 // its alignment assumptions on a GPU.
 xfer_status allocate_view(std::size_t bytes, const char *which, Block *out) {
     void *p = nullptr;
-    const int rc = posix_memalign(&p, page_size(), bytes);
+    const int rc = posix_memalign(&p, plugin::page_bytes(), bytes);
     if (rc != 0) {
         return plugin::fail(XFER_ERROR_OUT_OF_MEMORY, "posix_memalign(%zu bytes, %s): %s (errno %d)", bytes, which,
                             std::strerror(rc), rc);
@@ -75,18 +69,8 @@ xfer_status reserve(DeviceMemoryAccount &account, std::size_t bytes, const char 
 }
 
 // A shareable storage's layout: the host view, then the device view, each rounded up to pages.
-std::size_t view_stride(std::size_t bytes) noexcept { return (bytes + page_size() - 1) / page_size() * page_size(); }
+std::size_t view_stride(std::size_t bytes) noexcept { return plugin::round_to_pages(bytes); }
 
-// Closes a descriptor unless handed on.
-struct OwnedFd {
-    int fd = -1;
-    ~OwnedFd() {
-        if (fd >= 0) ::close(fd);
-    }
-    int release() noexcept { return std::exchange(fd, -1); }
-};
-
-constexpr unsigned kSeals = F_SEAL_SHRINK | F_SEAL_GROW;
 } // namespace
 
 HostStorage::HostStorage(std::shared_ptr<DeviceMemoryAccount> account, std::size_t bytes, unsigned char *host,
@@ -168,77 +152,41 @@ xfer_status HostStorage::publish(std::unique_ptr<HostStorage> owner, std::shared
     return XFER_SUCCESS;
 }
 
-// Shareable: both views in one memfd, its size sealed (F_SEAL_SHRINK | F_SEAL_GROW), so that
-// no process can shrink it under another's mapping (which would turn reads into SIGBUS).
+// Shareable: both views in one memfd, its size sealed (xfer_plugin/shared_memory.hpp).
 xfer_status HostStorage::create_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
                                        std::size_t bytes, std::shared_ptr<HostStorage> *out) {
-    const std::size_t stride = view_stride(bytes);
-    const int fd = ::memfd_create("xfer-host-buffer", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0) {
-        const int err = errno;
-        return plugin::fail(err == EMFILE || err == ENFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
-                            "host buffer_alloc (shareable): memfd_create: %s (errno %d)", std::strerror(err), err);
+    plugin::OwnedFd fd;
+    if (xfer_status st = plugin::make_sealed_memfd("xfer-host-buffer", 2 * view_stride(bytes),
+                                                   "host buffer_alloc (shareable)", &fd)) {
+        return st;
     }
-    OwnedFd owned;
-    owned.fd = fd;
-    if (::ftruncate(fd, static_cast<off_t>(2 * stride)) != 0 || ::fcntl(fd, F_ADD_SEALS, kSeals) != 0) {
-        const int err = errno;
-        return plugin::fail(err == ENOSPC || err == ENOMEM ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
-                            "host buffer_alloc (shareable): sizing and sealing a %zu-byte memfd: %s (errno %d)",
-                            2 * stride, std::strerror(err), err);
-    }
-    return map_shared(std::move(account), std::move(views), owned.release(), bytes, "buffer_alloc (shareable)", out);
+    return map_shared(std::move(account), std::move(views), fd.release(), bytes, "buffer_alloc (shareable)", out);
 }
 
 xfer_status HostStorage::import_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
                                        int fd, std::size_t bytes, std::shared_ptr<HostStorage> *out) {
-    const std::size_t stride = view_stride(bytes);
-    struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-        const int err = errno;
-        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
-                            "host buffer_import: descriptor %d: fstat: %s (errno %d): not an open descriptor of this "
-                            "process (a stale export?)",
-                            fd, std::strerror(err), err);
+    const std::string kind = std::to_string(bytes) + "-byte host buffer";
+    if (xfer_status st = plugin::check_sealed_memfd(fd, 2 * view_stride(bytes), kind.c_str(), "host buffer_import")) {
+        return st;
     }
-    if (!S_ISREG(st.st_mode) || static_cast<std::uint64_t>(st.st_size) != 2 * stride) {
-        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
-                            "host buffer_import: descriptor %d is not the memory of a %zu-byte host buffer (%s of %lld "
-                            "bytes; one of %zu bytes expected)",
-                            fd, bytes, S_ISREG(st.st_mode) ? "a file" : "not a file",
-                            static_cast<long long>(st.st_size), 2 * stride);
+    plugin::OwnedFd kept; // the caller keeps its own
+    if (xfer_status st = plugin::duplicate_fd(fd, "host buffer_import", &kept)) {
+        return st;
     }
-    const int seals = ::fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || (static_cast<unsigned>(seals) & kSeals) != kSeals) {
-        return plugin::fail(XFER_ERROR_INVALID_ARGUMENT,
-                            "host buffer_import: descriptor %d's size is not sealed (F_SEAL_SHRINK | F_SEAL_GROW): "
-                            "another process could shrink it under the mapping; not an xfer export",
-                            fd);
-    }
-    const int kept = ::fcntl(fd, F_DUPFD_CLOEXEC, 0); // the caller keeps its own
-    if (kept < 0) {
-        const int err = errno;
-        return plugin::fail(err == EMFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
-                            "host buffer_import: fcntl(F_DUPFD_CLOEXEC): %s (errno %d)", std::strerror(err), err);
-    }
-    return map_shared(std::move(account), std::move(views), kept, bytes, "buffer_import", out);
+    return map_shared(std::move(account), std::move(views), kept.release(), bytes, "buffer_import", out);
 }
 
 xfer_status HostStorage::map_shared(std::shared_ptr<DeviceMemoryAccount> account, std::shared_ptr<LiveViews> views,
                                     int fd, std::size_t bytes, const char *what, std::shared_ptr<HostStorage> *out) {
-    OwnedFd owned;
-    owned.fd = fd;
+    plugin::OwnedFd owned(fd);
     if (xfer_status st = reserve(*account, bytes, what)) {
         return st;
     }
     Reservation reservation(*account, bytes);
     const std::size_t stride = view_stride(bytes);
-    void *map = ::mmap(nullptr, 2 * stride, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (map == MAP_FAILED) {
-        const int err = errno;
-        return plugin::fail(err == EACCES ? XFER_ERROR_INVALID_ARGUMENT : XFER_ERROR_OUT_OF_MEMORY,
-                            "host %s: mmap(%zu bytes of a memfd): %s (errno %d)", what, 2 * stride, std::strerror(err),
-                            err);
+    void *map = nullptr;
+    if (xfer_status st = plugin::map_memfd(fd, 2 * stride, (std::string("host ") + what).c_str(), &map)) {
+        return st;
     }
     auto *base = static_cast<unsigned char *>(map);
     std::unique_ptr<HostStorage> owner;

@@ -2,7 +2,6 @@
 // The host backend's plugin table: each entry checks nothing the core already validated
 // (see xfer_backend.h), does its work through the classes of this folder, and turns every
 // exception into a status through guarded().
-#include <fcntl.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,6 +19,7 @@
 #include <xfer/xfer_backend.h>
 #include <xfer_plugin/errors.hpp>
 #include <xfer_plugin/paths.hpp>
+#include <xfer_plugin/shared_memory.hpp>
 #include <xfer_plugin/table.hpp>
 
 namespace xfer::host {
@@ -113,17 +113,15 @@ xfer_status buffer_export(void * /*ctx*/, void *buf, void *payload, size_t *payl
         if (*payload_bytes < sizeof(SharedPayload) || *fd_count < 1) {
             return plugin::fail(XFER_ERROR_INTERNAL, "host buffer_export: no room for the description");
         }
-        const int fd = ::fcntl(storage.shared_fd(), F_DUPFD_CLOEXEC, 0);
-        if (fd < 0) {
-            const int err = errno;
-            return plugin::fail(err == EMFILE ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,
-                                "host buffer_export: fcntl(F_DUPFD_CLOEXEC): %s (errno %d)", std::strerror(err), err);
+        plugin::OwnedFd fd;
+        if (xfer_status st = plugin::duplicate_fd(storage.shared_fd(), "host buffer_export", &fd)) {
+            return st;
         }
         SharedPayload p;
         p.bytes = storage.size();
         std::memcpy(payload, &p, sizeof p);
         *payload_bytes = sizeof p;
-        fds[0] = fd;
+        fds[0] = fd.release();
         *fd_count = 1;
         return XFER_SUCCESS;
     });
@@ -156,6 +154,17 @@ xfer_status buffer_import(void *ctx, const void *payload, size_t payload_bytes, 
         }
         return hand_out(std::move(storage), buf, host_view, device_view);
     });
+}
+
+// Both views are plain host memory, whichever way they were made.
+xfer_status buffer_share_info(void * /*ctx*/, void *buf, xfer_share_info *info) {
+    constexpr int kDLCPU = 1; // DLPack's DLDeviceType
+    info->handle_types = as_buffer(buf)->storage->shared_fd() >= 0 ? XFER_SHARE_HANDLE_MEMFD : 0u;
+    info->host_memory_kind = "system";
+    info->device_memory_kind = "system";
+    info->host_dlpack_device_type = kDLCPU;
+    info->device_dlpack_device_type = kDLCPU;
+    return XFER_SUCCESS;
 }
 
 xfer_status buffer_free(void * /*ctx*/, void *buf) {
@@ -458,6 +467,7 @@ xfer_backend_table make_table() {
     t.buffer_free = buffer_free;
     t.buffer_export = buffer_export;
     t.buffer_import = buffer_import;
+    t.buffer_share_info = buffer_share_info;
     t.buffer_copy_async = buffer_copy_async;
     t.probe_params = probe_params;
     XFER_PLUGIN_SET_SHARED_ENTRIES(t);

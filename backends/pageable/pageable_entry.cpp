@@ -16,6 +16,7 @@ const BackendDescription kBackend{
     kParams,
     kParamCount,
     make_context,
+    HostSharing::plain, // XFER_ALLOC_SHAREABLE: a memfd host view, staged as any pageable memory
 };
 
 } // namespace

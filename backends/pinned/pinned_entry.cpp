@@ -8,11 +8,14 @@ namespace xfer::cuda::pinned {
 namespace {
 
 const BackendDescription kBackend{
-    "pinned",          "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
+    "pinned",
+    "page-locked host memory (cudaHostAlloc) + cudaMalloc; asynchronous DMA copies",
     Requirement::none,
     kBuffers, // the table's capability bits follow from it (pinned_buffer.cpp)
-    kParams,           kParamCount,
+    kParams,
+    kParamCount,
     make_context,
+    HostSharing::page_locked, // XFER_ALLOC_SHAREABLE: a memfd host view, page-locked: DMA copies
 };
 
 } // namespace

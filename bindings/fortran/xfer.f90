@@ -129,6 +129,9 @@ module xfer
   integer(c_int), parameter :: XFER_ALLOC_PREFER_DEVICE = 2
   integer(c_int), parameter :: XFER_ALLOC_PREFER_HOST = 4
   integer(c_int), parameter :: XFER_ALLOC_SHAREABLE = 8
+  integer(c_int), parameter :: XFER_SHARE_HANDLE_MEMFD = 1
+  integer(c_int), parameter :: XFER_SHARE_HANDLE_POSIX_FD = 2
+  integer(c_int), parameter :: XFER_SHARE_HANDLE_FABRIC = 4
   integer(c_int), parameter :: XFER_EVENT_DEFAULT = 0
   integer(c_int), parameter :: XFER_EVENT_DISABLE_TIMING = 1
   integer(c_int), parameter :: XFER_CAP_SHARED_VIEW = 1
@@ -208,6 +211,18 @@ module xfer
     integer(c_int) :: fds(XFER_EXPORT_MAX_FDS)
     integer(c_int32_t) :: blob_bytes   ! uint32_t in C
     integer(c_int8_t) :: blob(XFER_EXPORT_BLOB_BYTES)   ! unsigned char in C
+  end type
+
+  !> What a buffer's memory is (xfer_buffer_get_share_info): set struct_size = c_sizeof(info).
+  !> The kinds are static C strings (c_f_pointer them to read).
+  type, bind(c) :: xfer_share_info
+    integer(c_size_t) :: struct_size
+    integer(c_int) :: handle_types   ! unsigned in C
+    integer(c_int) :: rdma_capable
+    integer(c_size_t) :: granularity, device_view_bytes
+    type(c_ptr) :: host_memory_kind, device_memory_kind
+    integer(c_int) :: host_dlpack_device_type, host_dlpack_device_id
+    integer(c_int) :: device_dlpack_device_type, device_dlpack_device_id
   end type
 
   !> What a memory observer (xfer_set_memory_observer) receives, by reference.
@@ -484,6 +499,11 @@ module xfer
       import :: c_int, c_ptr, xfer_export
       type(c_ptr), value :: buf
       type(xfer_export), intent(inout) :: out   ! struct_size in, the rest out
+    end function
+    integer(c_int) function xfer_buffer_get_share_info(buf, info) bind(c, name="xfer_buffer_get_share_info")
+      import :: c_int, c_ptr, xfer_share_info
+      type(c_ptr), value :: buf
+      type(xfer_share_info), intent(inout) :: info   ! struct_size in, the rest out
     end function
     integer(c_int) function xfer_buffer_import(ctx, in, out) bind(c, name="xfer_buffer_import")
       import :: c_int, c_ptr, xfer_export

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// Buffers shared with other processes and libraries: xfer_buffer_export, xfer_buffer_import and
-// xfer_set_memory_observer (the descriptors' trip over a socket: export_socket.cpp).
+// Buffers shared with other processes and libraries: xfer_buffer_export, xfer_buffer_import,
+// xfer_buffer_get_share_info and xfer_set_memory_observer (the descriptors' trip over a socket: export_socket.cpp).
 #include <unistd.h>
 
 #include "error.hpp"
@@ -107,6 +107,30 @@ XFER_API xfer_status xfer_buffer_import(xfer_context ctx, const xfer_export *in,
         const std::uint64_t handle = adopt(record, fn);
         *out = reinterpret_cast<xfer_buffer>(handle);
         tell_buffer(*context, XFER_MEMORY_ALLOCATED, *record);
+        return XFER_SUCCESS;
+    });
+}
+
+XFER_API xfer_status xfer_buffer_get_share_info(xfer_buffer buf, xfer_share_info *info) {
+    constexpr const char *fn = "xfer_buffer_get_share_info";
+    return guard(fn, [&] {
+        if (info == nullptr) raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": info is NULL");
+        if (info->struct_size < sizeof(xfer_share_info)) {
+            raise(XFER_ERROR_INVALID_ARGUMENT, fn, ": info->struct_size is ", info->struct_size,
+                  " (set it to sizeof(xfer_share_info), ", sizeof(xfer_share_info), " in this xfer.h)");
+        }
+        auto b = lookup<Buffer>(buf, fn, "buf");
+        Context &c = *b->ctx;
+        ContextUse use(c, fn);
+        ObjectUse buffer_use(*b, fn, "buf");
+        const xfer_backend_table &t = c.table();
+        if (t.buffer_share_info == nullptr) raise_not_supported(c, fn);
+        xfer_share_info filled{};
+        filled.struct_size = sizeof filled;
+        call_backend(*c.plugin, fn, "buffer_share_info",
+                     [&] { return t.buffer_share_info(c.native, b->native, &filled); });
+        filled.struct_size = sizeof filled;
+        *info = filled;
         return XFER_SUCCESS;
     });
 }

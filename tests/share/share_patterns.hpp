@@ -5,6 +5,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include <xfer/xfer.h>
 
 namespace xfer::test::share {
 
@@ -20,6 +24,25 @@ inline std::size_t first_mismatch(const unsigned char *p, std::size_t bytes, uns
         if (p[i] != pattern_byte(i, seed)) return i;
     }
     return bytes;
+}
+
+// The backend both processes share through (XFER_BACKEND, as the tests are run on a GPU
+// machine for each CUDA backend that exports; host where it is not set).
+inline const char *share_backend() {
+    const char *b = std::getenv("XFER_BACKEND");
+    return b != nullptr && *b != '\0' ? b : "host";
+}
+
+// A copy of `bytes` of a view read through the backend (a device view may not be host memory);
+// empty when a call failed (xfer_last_error() says which).
+inline std::vector<unsigned char> read_view(xfer_context ctx, const void *view, std::size_t bytes) {
+    std::vector<unsigned char> out(bytes);
+    xfer_stream s = nullptr;
+    if (xfer_stream_create(ctx, &s) != XFER_SUCCESS) return {};
+    const bool ok = xfer_memcpy_async(ctx, out.data(), view, bytes, XFER_COPY_DEFAULT, s) == XFER_SUCCESS &&
+                    xfer_stream_synchronize(s) == XFER_SUCCESS;
+    (void)xfer_stream_destroy(s);
+    return ok ? out : std::vector<unsigned char>{};
 }
 
 constexpr std::size_t kBytes = (3u << 20) + 123; // not a multiple of the page: the layout rounds

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The other process of the sharing tests: receives an export over the socket it inherited,
-// imports it on a host context of its own and plays one part (argv[2]):
+// imports it on a context of its own (share_backend(): XFER_BACKEND, else host) and plays one
+// part (argv[2]):
 //   write       checks both views (device: kDeviceSeed, host: kHostSeed), writes kPeerSeed into
 //               the host view, copies it to the device view, says kWritten, exits 0
 //   after-free  imports, says kImported, waits for kFreed (the exporter freed its buffer and
-//               closed its descriptors), checks the host view, writes kAfterFreeSeed, says
+//               closed its descriptors), checks both views, writes kAfterFreeSeed, says
 //               kWritten, exits 0
 //   die         imports and exits 3 at once, freeing nothing
 // Any failure: a message on stderr and exit 1.
@@ -14,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "share_patterns.hpp"
 #include <xfer/xfer.h>
@@ -37,6 +39,7 @@ void expect(int socket, char c) {
 }
 
 void check(const unsigned char *p, unsigned seed, const char *what) {
+    if (p == nullptr) fail(what);
     const std::size_t at = first_mismatch(p, kBytes, seed);
     if (at != kBytes) {
         std::fprintf(stderr, "share_peer: %s differs at byte %zu\n", what, at);
@@ -54,7 +57,7 @@ int main(int argc, char **argv) {
     const int socket = std::atoi(argv[1]);
     const std::string part = argv[2];
     xfer_context ctx = nullptr;
-    if (xfer_open("host", 0, &ctx) != XFER_SUCCESS) fail("xfer_open");
+    if (xfer_open(share_backend(), 0, &ctx) != XFER_SUCCESS) fail("xfer_open");
     xfer_export e{};
     e.struct_size = sizeof e;
     if (xfer_export_receive(socket, &e) != XFER_SUCCESS) fail("xfer_export_receive");
@@ -65,7 +68,8 @@ int main(int argc, char **argv) {
     auto *host = static_cast<unsigned char *>(xfer_host_ptr(b));
     if (part == "die") _exit(3);
     if (part == "write") {
-        check(static_cast<const unsigned char *>(xfer_device_ptr(b)), kDeviceSeed, "the device view");
+        const std::vector<unsigned char> device = read_view(ctx, xfer_device_ptr(b), kBytes);
+        check(device.empty() ? nullptr : device.data(), kDeviceSeed, "the device view");
         check(host, kHostSeed, "the host view");
         fill(host, kBytes, kPeerSeed);
         if (xfer_copy(b, XFER_TO_DEVICE, 0, kBytes) != XFER_SUCCESS) fail("xfer_copy");
@@ -74,6 +78,8 @@ int main(int argc, char **argv) {
         say(socket, kImported);
         expect(socket, kFreed);
         check(host, kHostSeed, "the host view after the exporter's free");
+        const std::vector<unsigned char> device = read_view(ctx, xfer_device_ptr(b), kBytes);
+        check(device.empty() ? nullptr : device.data(), kDeviceSeed, "the device view after the exporter's free");
         fill(host, kBytes, kAfterFreeSeed);
         say(socket, kWritten);
     } else {

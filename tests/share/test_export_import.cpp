@@ -92,6 +92,34 @@ TEST_F(ExportImport, AnImportInAnotherContextIsTheSameMemoryBothWays) {
     EXPECT_XFER(XFER_SUCCESS, xfer_free(b));
 }
 
+TEST_F(ExportImport, ShareInfoSaysHostMemoryAndTheMemfdOfAShareableBuffer) {
+    xfer_share_info i{};
+    i.struct_size = sizeof i;
+    ASSERT_XFER(XFER_SUCCESS, xfer_buffer_get_share_info(buf_, &i));
+    EXPECT_EQ(i.handle_types, XFER_SHARE_HANDLE_MEMFD);
+    EXPECT_STREQ(i.host_memory_kind, "system");
+    EXPECT_STREQ(i.device_memory_kind, "system"); // the emulated device is host memory
+    EXPECT_EQ(i.host_dlpack_device_type, 1);      // kDLCPU
+    EXPECT_EQ(i.device_dlpack_device_type, 1);
+    EXPECT_EQ(i.granularity, 0u);
+    EXPECT_EQ(i.rdma_capable, 0);
+    xfer_buffer plain = nullptr;
+    ASSERT_XFER(XFER_SUCCESS, xfer_alloc(exporter_, 4096, XFER_ALLOC_DEFAULT, &plain));
+    xfer_share_info p{};
+    p.struct_size = sizeof p;
+    ASSERT_XFER(XFER_SUCCESS, xfer_buffer_get_share_info(plain, &p));
+    EXPECT_EQ(p.handle_types, 0u);
+    EXPECT_STREQ(p.host_memory_kind, "system");
+    xfer_share_info small{};
+    small.struct_size = sizeof small - 1;
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_buffer_get_share_info(plain, &small));
+    EXPECT_NE(std::string(xfer_last_error()).find("struct_size"), std::string::npos) << xfer_last_error();
+    EXPECT_EQ(small.host_memory_kind, nullptr);
+    EXPECT_XFER(XFER_ERROR_INVALID_ARGUMENT, xfer_buffer_get_share_info(plain, nullptr));
+    EXPECT_XFER(XFER_SUCCESS, xfer_free(plain));
+    EXPECT_XFER(XFER_ERROR_INVALID_HANDLE, xfer_buffer_get_share_info(plain, &p));
+}
+
 TEST_F(ExportImport, ABufferAllocatedWithoutTheFlagIsNotExported) {
     xfer_buffer plain = nullptr;
     ASSERT_XFER(XFER_SUCCESS, xfer_alloc(exporter_, 4096, XFER_ALLOC_DEFAULT, &plain));

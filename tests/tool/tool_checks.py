@@ -19,11 +19,14 @@ SMALL = ["--size", "1MiB", "--sizes", "1KiB:256KiB", "--repeats", "3", "--warmup
 WORKFLOWS = ["roundtrip", "sync-async", "bandwidth", "vector-add", "overlap", "batching", "access"]
 
 
-def parse_args():
+def parse_args(*extra):
+    """extra: further options a test needs (e.g. "--mpiexec"), each required."""
     p = argparse.ArgumentParser()
     p.add_argument("--tool", required=True)
     p.add_argument("--schema", required=True)
     p.add_argument("--workdir", required=True)
+    for name in extra:
+        p.add_argument(name, required=True)
     args = p.parse_args()
     os.makedirs(args.workdir, exist_ok=True)
     return args

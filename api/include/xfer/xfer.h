@@ -196,8 +196,14 @@ typedef enum xfer_device_kind {
 #define XFER_ALLOC_PREFER_DEVICE 0x2u
 /** managed: cudaMemAdvise(cudaMemAdviseSetPreferredLocation, the host). Exclusive with PREFER_DEVICE. */
 #define XFER_ALLOC_PREFER_HOST 0x4u
-/** The buffer can be exported to another process of this machine (xfer_buffer_export). host:
-    both views are shared memory (one memfd). A backend that cannot export answers
+/** The buffer can be exported to another process of this machine (xfer_buffer_export) and
+    handed to communication libraries that register memory (NCCL, UCX, MPI). host: both views
+    are shared memory (one memfd). pinned, pageable: the host view is a memfd (page-locked with
+    cudaHostRegister on pinned) and the device view a CUDA virtual-memory allocation
+    (cuMemCreate with a POSIX file descriptor handle, the fabric handle too where the driver
+    grants it, GPUDirect RDMA capable where the device supports it, the recommended
+    granularity: the rules NCCL's zero-copy registration asks for); xfer_buffer_get_share_info
+    says what was granted. A backend that cannot export (managed, zerocopy) answers
     XFER_ERROR_NOT_SUPPORTED and allocates nothing. */
 #define XFER_ALLOC_SHAREABLE 0x8u
 
@@ -962,12 +968,14 @@ typedef struct xfer_export {
 
 /** Describes `buf` for another process: fills *out with the blob and new descriptors of its
     memory (dup'ed: out owns them). host: one memfd holding both views (sealed: its size cannot
-    change under a mapping). The buffer stays the caller's, unchanged.
+    change under a mapping). pinned, pageable: two, the host view's sealed memfd and the device
+    view's allocation (cuMemExportToShareableHandle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+    the blob also names the GPU (its UUID). The buffer stays the caller's, unchanged.
     Returns XFER_ERROR_INVALID_HANDLE (buf invalid or freed), XFER_ERROR_INVALID_ARGUMENT (out
     NULL, or out->struct_size smaller than sizeof(xfer_export)), XFER_ERROR_INVALID_STATE
     (buf was allocated without XFER_ALLOC_SHAREABLE), XFER_ERROR_NOT_SUPPORTED (the backend
-    cannot export), XFER_ERROR_BACKEND (dup failed; the message names the call). On failure *out
-    holds no descriptor. Thread-safe. */
+    cannot export), XFER_ERROR_BACKEND (dup or the driver failed; the message names the call).
+    On failure *out holds no descriptor. Thread-safe. */
 XFER_API xfer_status xfer_buffer_export(xfer_buffer buf, xfer_export *out);
 
 /** Makes *out an xfer_buffer of ctx over the memory `in` describes (an export of another
@@ -979,10 +987,14 @@ XFER_API xfer_status xfer_buffer_export(xfer_buffer buf, xfer_export *out);
     Returns XFER_ERROR_INVALID_HANDLE (ctx invalid or closed), XFER_ERROR_INVALID_ARGUMENT (in or
     out NULL; in->struct_size too small; a blob that is not an xfer export, of another version,
     truncated, corrupted (checksum) or made by another backend; fd_count not what the blob says;
-    a descriptor that is not memory of the described size, or whose size is not sealed; the
-    message says which), XFER_ERROR_OUT_OF_MEMORY (no room to map it, or host: the emulated
-    device is full), XFER_ERROR_NOT_SUPPORTED (the backend cannot import), XFER_ERROR_BACKEND.
-    Nothing is created on failure. Thread-safe. */
+    a descriptor that is not memory of the described size, or whose size is not sealed; CUDA:
+    a device descriptor the driver does not take as an allocation (cuMemImportFromShareableHandle),
+    or an export of another GPU than ctx's; the message says which), XFER_ERROR_OUT_OF_MEMORY
+    (no room to map it, or host: the emulated device is full), XFER_ERROR_NOT_SUPPORTED (the
+    backend cannot import), XFER_ERROR_BACKEND. CUDA backends map the device view with
+    cuMemImportFromShareableHandle + cuMemAddressReserve + cuMemMap + cuMemSetAccess (read-write
+    for ctx's device) and page-lock the host view as the exporter's backend does. Nothing is
+    created on failure. Thread-safe. */
 XFER_API xfer_status xfer_buffer_import(xfer_context ctx, const xfer_export *in, xfer_buffer *out);
 
 /** Sends an export over a connected Unix-domain socket (SOCK_STREAM or SOCK_SEQPACKET): one
@@ -1004,6 +1016,34 @@ XFER_API xfer_status xfer_export_receive(int socket, xfer_export *out);
     struct_size smaller than sizeof(xfer_export), is ignored. Never fails. Thread-safe
     for distinct exports. */
 XFER_API void xfer_export_close(xfer_export *exp);
+
+/** Handle types of xfer_share_info.handle_types. */
+#define XFER_SHARE_HANDLE_MEMFD 0x1u    /**< host memory in a sealed memfd */
+#define XFER_SHARE_HANDLE_POSIX_FD 0x2u /**< device view: CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR */
+#define XFER_SHARE_HANDLE_FABRIC 0x4u   /**< device view: CU_MEM_HANDLE_TYPE_FABRIC (across nodes) */
+
+/** What a buffer's memory is, for the libraries it is handed to. Strings are static. */
+typedef struct xfer_share_info {
+    size_t struct_size;             /**< set to sizeof(xfer_share_info) before the call */
+    unsigned handle_types;          /**< XFER_SHARE_HANDLE_* its memory can be shared by (0: none) */
+    int rdma_capable;               /**< 1: the device view was made GPUDirect RDMA capable */
+    size_t granularity;             /**< the device view's allocation granularity (0: not cuMemCreate) */
+    size_t device_view_bytes;       /**< bytes mapped at the device view (size rounded up to it) */
+    const char *host_memory_kind;   /**< MPI memory kind of the host view: "system", "cuda:host", "cuda:managed" */
+    const char *device_memory_kind; /**< MPI memory kind of the device view: "cuda:device", "cuda:host", ... */
+    int host_dlpack_device_type; /**< DLPack DLDeviceType of the host view (kDLCPU 1, kDLCUDAHost 3, kDLCUDAManaged 13) */
+    int host_dlpack_device_id;   /**< DLPack device id of the host view */
+    int device_dlpack_device_type; /**< DLPack DLDeviceType of the device view (kDLCUDA 2, ...; host backend: kDLCPU) */
+    int device_dlpack_device_id;   /**< DLPack device id of the device view (the CUDA ordinal) */
+} xfer_share_info;
+
+/** Describes the memory of `buf` (any buffer, shareable or not): how it can be shared, and the
+    memory kind and DLPack device of each view, as MPI 4.1's memory kinds and DLPack name them.
+    Answered from what xfer recorded at allocation: no CUDA call.
+    Returns XFER_ERROR_INVALID_HANDLE (buf invalid or freed), XFER_ERROR_INVALID_ARGUMENT (info
+    NULL, or info->struct_size smaller than sizeof(xfer_share_info)), XFER_ERROR_NOT_SUPPORTED
+    (a plugin built before this query). Thread-safe. */
+XFER_API xfer_status xfer_buffer_get_share_info(xfer_buffer buf, xfer_share_info *info);
 
 /** What a memory observer is told. */
 typedef enum xfer_memory_event_kind {

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 6
+#define XFER_BACKEND_ABI_MINOR 7
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -221,6 +221,11 @@ typedef struct xfer_backend_table {
         does; buffer_free releases it. */
     xfer_status (*buffer_import)(void *ctx, const void *payload, size_t payload_bytes, const int *fds, size_t fd_count,
                                  size_t bytes, void **buf, void **host_view, void **device_view);
+
+    /* --- ABI 1.7 (optional: without it xfer_buffer_get_share_info answers
+           XFER_ERROR_NOT_SUPPORTED) --- */
+    /** Fills every field of *info but struct_size (the core zeroed it and set struct_size). */
+    xfer_status (*buffer_share_info)(void *ctx, void *buf, xfer_share_info *info);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

@@ -7,6 +7,7 @@
 #include "batch.hpp"
 #include "entries.hpp"
 #include "known_memory.hpp"
+#include "shareable.hpp"
 #include "xfer_cuda/backend.hpp"
 #include <xfer_plugin/paths.hpp>
 #include <xfer_plugin/table.hpp>
@@ -48,27 +49,71 @@ xfer_status context_destroy(void *ctx) {
 
 // -------------------------------------------------------------------------- buffers
 
-xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t bytes, unsigned flags, void **buf,
-                               void **host_view, void **device_view) noexcept {
+namespace {
+
+// Lists both views with the driver's answer of what each is, and hands them to the core.
+xfer_status hand_out(std::unique_ptr<Buffer> b, void **buf, void **host_view, void **device_view) {
+    // Each view classified once, by the driver, so that copies between them need not ask.
+    b->host_memory = classify(b->host);
+    b->device_memory = b->device != b->host ? classify(b->device) : b->host_memory;
+    known_memory::add(b->host, b->bytes, b->host_memory);
+    if (b->device != b->host) {
+        known_memory::add(b->device, b->bytes, b->device_memory);
+    }
+    *host_view = b->host;
+    *device_view = b->device;
+    *buf = b.release();
+    return XFER_SUCCESS;
+}
+
+// Releases a buffer's views, the strategy's own or the shareable ones.
+xfer_status release_views(const BufferStrategy &s, const Context &c, Buffer &b) {
+    return b.shared != nullptr ? shareable::release(b) : s.release(c, b);
+}
+
+} // namespace
+
+xfer_status buffer_alloc_entry(const BufferStrategy &s, HostSharing sharing, void *ctx, std::size_t bytes,
+                               unsigned flags, void **buf, void **host_view, void **device_view) noexcept {
     return on_device("buffer_alloc", ctx, [&](const Context &c) {
         // The record exists before any memory does, so a failure to make it leaks nothing; the
         // strategy leaves nothing allocated when it fails.
         auto b = std::make_unique<Buffer>();
         b->bytes = bytes;
-        if (auto st = s.allocate(c, flags, *b)) {
+        // The core refuses XFER_ALLOC_SHAREABLE for a backend without sharing (no export entry).
+        const bool shareable = (flags & XFER_ALLOC_SHAREABLE) != 0 && sharing != HostSharing::none;
+        if (auto st = shareable ? shareable::allocate(c, sharing, *b) : s.allocate(c, flags, *b)) {
             return st;
         }
-        // Each view classified once, by the driver, so that copies between them need not ask.
-        known_memory::add(b->host, b->bytes, classify(b->host));
-        if (b->device != b->host) {
-            known_memory::add(b->device, b->bytes, classify(b->device));
-        }
-        *host_view = b->host;
-        *device_view = b->device;
-        *buf = b.release();
-        return XFER_SUCCESS;
+        return hand_out(std::move(b), buf, host_view, device_view);
     });
 }
+
+xfer_status buffer_import_entry(HostSharing sharing, void *ctx, const void *payload, std::size_t payload_bytes,
+                                const int *fds, std::size_t fd_count, std::size_t bytes, void **buf, void **host_view,
+                                void **device_view) noexcept {
+    return on_device("buffer_import", ctx, [&](const Context &c) {
+        auto b = std::make_unique<Buffer>();
+        b->bytes = bytes;
+        if (auto st = shareable::import_views(c, sharing, payload, payload_bytes, fds, fd_count, *b)) {
+            return st;
+        }
+        return hand_out(std::move(b), buf, host_view, device_view);
+    });
+}
+
+xfer_status buffer_export_entry(void * /*ctx*/, void *buf, void *payload, size_t *payload_bytes, int *fds,
+                                size_t *fd_count) noexcept {
+    return guarded("buffer_export",
+                   [&] { return shareable::export_views(as_buffer(buf), payload, payload_bytes, fds, fd_count); });
+}
+
+namespace {
+xfer_status buffer_share_info(void *ctx, void *buf, xfer_share_info *info) {
+    shareable::describe(as_context(ctx), as_buffer(buf), *info);
+    return XFER_SUCCESS;
+}
+} // namespace
 
 xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noexcept {
     return guarded("buffer_free", [&] {
@@ -80,10 +125,11 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
         known_memory::remove(b->device);
         CallerBinding binding;
         if (auto st = activate(c, binding)) {
+            if (b->shared != nullptr) (void)shareable::release(*b); // the record goes: so do its views
             return binding.restore(st);
         }
         const xfer_status waited = wait_for_queued_work(c);
-        return binding.restore(last_failure(waited, s.release(c, *b)));
+        return binding.restore(last_failure(waited, release_views(s, c, *b)));
     });
 }
 
@@ -115,6 +161,7 @@ xfer_backend_table describe(const BackendDescription &d) noexcept {
     XFER_PLUGIN_SET_SHARED_ENTRIES(t);
     t.stream_wrap = stream_wrap;
     t.stream_unwrap = stream_unwrap;
+    t.buffer_share_info = buffer_share_info;
     return t;
 }
 

@@ -317,3 +317,17 @@ def test_a_closed_context_refuses_the_memory_observer():
         with pytest.raises(xfer.Error) as err:
             call()
         assert err.value.status == xfer.Status.INVALID_HANDLE
+
+
+def test_share_info_names_the_memory_and_how_it_is_shared(ctx):
+    with ctx.alloc(4096, xfer.AllocFlags.SHAREABLE) as buf:
+        info = buf.share_info()
+        assert info["handle_types"] == xfer._capi.XFER_SHARE_HANDLE_MEMFD
+        assert info["host_memory_kind"] == "system" and info["device_memory_kind"] == "system"
+        assert info["host_dlpack_device"] == (1, 0) and info["device_dlpack_device"] == (1, 0)  # kDLCPU
+        assert info["granularity"] == 0 and not info["rdma_capable"]
+    with ctx.alloc(4096) as plain:
+        assert plain.share_info()["handle_types"] == 0
+    with pytest.raises(xfer.Error) as err:
+        plain.share_info()  # closed
+    assert err.value.status == xfer.Status.INVALID_HANDLE

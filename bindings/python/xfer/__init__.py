@@ -858,6 +858,27 @@ class Buffer(_Handle):
         _check(lib().xfer_buffer_export(self.handle, byref(e._e)), "xfer_buffer_export")
         return e
 
+    def share_info(self):
+        """What this buffer's memory is, for the libraries it is handed to
+        (xfer_buffer_get_share_info): a dict with handle_types (XFER_SHARE_HANDLE_* bits; 0 for a
+        buffer that cannot be shared), rdma_capable, granularity and device_view_bytes (a CUDA
+        virtual-memory device view; 0 otherwise), and per view ("host", "device") the MPI memory
+        kind ("system", "cuda:host", "cuda:device", "cuda:managed") and the DLPack device
+        (device_type, device_id). Raises xfer.Error: INVALID_HANDLE (closed)."""
+        i = _capi.xfer_share_info()
+        i.struct_size = ctypes.sizeof(i)
+        _check(lib().xfer_buffer_get_share_info(self.handle, byref(i)), "xfer_buffer_get_share_info")
+        return {
+            "handle_types": i.handle_types,
+            "rdma_capable": bool(i.rdma_capable),
+            "granularity": i.granularity,
+            "device_view_bytes": i.device_view_bytes,
+            "host_memory_kind": i.host_memory_kind.decode(),
+            "device_memory_kind": i.device_memory_kind.decode(),
+            "host_dlpack_device": (i.host_dlpack_device_type, i.host_dlpack_device_id),
+            "device_dlpack_device": (i.device_dlpack_device_type, i.device_dlpack_device_id),
+        }
+
     @property
     def host_ptr(self):
         """Address of the host view (int)."""

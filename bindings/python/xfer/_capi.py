@@ -98,6 +98,9 @@ XFER_ALLOC_READ_MOSTLY = 0x1
 XFER_ALLOC_PREFER_DEVICE = 0x2
 XFER_ALLOC_PREFER_HOST = 0x4
 XFER_ALLOC_SHAREABLE = 0x8
+XFER_SHARE_HANDLE_MEMFD = 0x1
+XFER_SHARE_HANDLE_POSIX_FD = 0x2
+XFER_SHARE_HANDLE_FABRIC = 0x4
 XFER_EVENT_DEFAULT = 0x0
 XFER_EVENT_DISABLE_TIMING = 0x1
 XFER_CAP_SHARED_VIEW = 0x1
@@ -190,6 +193,14 @@ class xfer_export(Structure):
                 ("blob", ctypes.c_ubyte * XFER_EXPORT_BLOB_BYTES)]
 
 
+class xfer_share_info(Structure):
+    _fields_ = [("struct_size", c_size_t), ("handle_types", c_uint), ("rdma_capable", c_int),
+                ("granularity", c_size_t), ("device_view_bytes", c_size_t), ("host_memory_kind", c_char_p),
+                ("device_memory_kind", c_char_p), ("host_dlpack_device_type", c_int),
+                ("host_dlpack_device_id", c_int), ("device_dlpack_device_type", c_int),
+                ("device_dlpack_device_id", c_int)]
+
+
 class xfer_memory_event(Structure):
     _fields_ = [("struct_size", c_size_t), ("ctx", xfer_context), ("event", xfer_memory_event_kind),
                 ("buffer", xfer_buffer), ("host_ptr", c_void_p), ("device_ptr", c_void_p), ("bytes", c_size_t),
@@ -258,6 +269,7 @@ FUNCTIONS = {
     "xfer_export_send": (xfer_status, [c_int, P(xfer_export)]),
     "xfer_export_receive": (xfer_status, [c_int, P(xfer_export)]),
     "xfer_export_close": (None, [P(xfer_export)]),
+    "xfer_buffer_get_share_info": (xfer_status, [xfer_buffer, P(xfer_share_info)]),
     # fn as c_void_p, as for xfer_set_copy_observer (None removes the observer).
     "xfer_set_memory_observer": (xfer_status, [xfer_context, c_void_p, c_void_p]),
 }

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdio>
 
+#include "messages.hpp"
 #include "output_file.hpp"
 
 namespace xfer::tool {
@@ -63,7 +64,7 @@ int report_interrupted(int signal, const std::vector<const OutputFile *> &files,
             add("no " + f->kind() + " was written to '" + f->path() + "'");
     }
     if (!on_stdout.empty()) add(on_stdout);
-    std::fprintf(stderr, "xfer-tool: interrupted by %s before the end%s%s\n", signal_name(signal),
+    std::fprintf(stderr, "%s: interrupted by %s before the end%s%s\n", message_prefix(), signal_name(signal),
                  what.empty() ? "" : "; ", what.c_str());
     std::fflush(stderr);
     return interrupted_exit_status(signal);

@@ -3,9 +3,12 @@
 // each memory strategy costs on this machine. See `xfer-tool --help`.
 #include <cstdio>
 #include <exception>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "cluster/cluster.hpp"
+#include "cluster/survey.hpp"
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "run_info.hpp"
@@ -30,8 +33,12 @@ int main(int argc, char **argv) {
         case Command::list:
             use_config_file(inv.config);
             return run_list();
-        case Command::run:
-            return run_workflows(inv.run, false);
+        case Command::run: {
+            // Under an MPI launcher every rank runs and rank 0 reports for all
+            // (cluster/survey.hpp); a plain run never initialises MPI.
+            const std::unique_ptr<Cluster> cluster = join_cluster();
+            return cluster ? run_survey(inv.run, *cluster) : run_workflows(inv.run, false);
+        }
         case Command::compare:
             return run_workflows(inv.run, true);
         case Command::plot:

@@ -61,6 +61,8 @@ struct PathBreakdown {
     std::uint64_t bytes() const;
 };
 
+// cluster/survey_wire.cpp carries every field of a result (and of the structs above that it
+// holds) from rank to rank: a field added goes there too, or an MPI survey's report loses it.
 struct WorkflowResult {
     std::string workflow;
     std::string backend;
@@ -70,6 +72,8 @@ struct WorkflowResult {
     Verification verification;
     std::string error; // set when the workflow stopped on a failed call
     PathBreakdown paths;
+    int rank = -1;        // the MPI rank that measured it; -1 outside a survey (no rank columns)
+    std::string hostname; // that rank's host ("" outside a survey)
 
     bool ok() const { return error.empty() && verification.state == Verification::State::passed; }
 };
@@ -101,12 +105,46 @@ struct RunInfo {
     std::vector<ConfigValue> config; // the library's effective parameters, then the run options
 };
 
+// One process of an MPI survey (`mpirun -np N xfer-tool run ...`, cluster/survey.hpp).
+struct RankInfo {
+    int rank = 0;
+    int local_rank = 0; // among the ranks of its host
+    std::string hostname;
+    std::string cpu_model;
+    std::string time;  // when it started measuring (UTC, ISO 8601)
+    std::string error; // what stopped the rank before or between its workflows ("" none)
+    int failed = 0;    // its results that failed a check (error or verification)
+};
+
+// One line of a survey's summary: a figure measured on several ranks, and the rank (with its
+// host and device) furthest from the median on the slow side.
+struct SurveyLine {
+    std::string workflow, backend, figure, unit;
+    std::uint64_t bytes = 0;
+    bool higher_is_better = true; // GB/s: the slowest is the lowest; ms: the highest
+    int results = 0;              // results with the figure: one per rank (per device with --device all)
+    double median = 0.0;          // of those results' medians
+    int slowest_rank = 0;
+    std::string slowest_hostname;
+    int slowest_device = 0;
+    double slowest = 0.0;   // that rank's median
+    double vs_median = 0.0; // slowest / median
+};
+
+struct Survey {
+    int size = 0;                    // ranks in the launch
+    std::vector<RankInfo> ranks;     // by rank
+    std::vector<SurveyLine> summary; // per workflow and backend, in report order
+    int hosts() const;               // distinct host names among the ranks
+};
+
 struct Report {
     std::string tool_version;
     std::string library_version;
     RunInfo run;
     std::vector<WorkflowResult> results;
     std::vector<Recommendation> recommendations; // compare only
+    std::optional<Survey> survey;                // MPI survey only: every rank's results, merged on rank 0
 };
 
 } // namespace xfer::tool

@@ -2,8 +2,11 @@
 // `xfer-tool run` and `xfer-tool compare`: every requested workflow on every requested
 // backend, then the report (and trace). A failure in one workflow is reported and the others
 // still run; the exit status says the worst that happened.
+#include "run_command.hpp"
+
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <utility>
@@ -13,6 +16,7 @@
 #include "compare.hpp"
 #include "copy_paths.hpp"
 #include "interrupt.hpp"
+#include "messages.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
 #include "trace.hpp"
@@ -56,7 +60,8 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare) {
         xfer_backend_info info{};
         check(xfer_backend_get_info(i, &info), "xfer_backend_get_info");
         if (!info.available)
-            std::fprintf(stderr, "xfer-tool: skipping backend %s: unavailable: %s\n", info.name, info.reason);
+            std::fprintf(stderr, "%s: skipping backend %s: unavailable: %s\n", message_prefix(), info.name,
+                         info.reason);
         else if (info.device_kind == XFER_DEVICE_KIND_HOST && !o.all_backends)
             host_names.push_back(info.name);
         else
@@ -67,13 +72,15 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare) {
     else
         for (const std::string &h : host_names)
             std::fprintf(stderr,
-                         "xfer-tool: compare: leaving out the emulated %s backend (a real device is present; "
+                         "%s: compare: leaving out the emulated %s backend (a real device is present; "
                          "--backend all includes it)\n",
-                         h.c_str());
+                         message_prefix(), h.c_str());
     if (names.empty())
         throw XferError(XFER_ERROR_BACKEND_UNAVAILABLE, "no backend is available (see 'xfer-tool list')");
     return names;
 }
+
+} // namespace
 
 // --device all: every device of the backend ("" = the library's choice, resolved by opening
 // it once). Otherwise the one device the options name.
@@ -95,24 +102,26 @@ std::vector<int> devices_to_run(const std::string &backend, const RunOptions &o)
     return {0}; // not found or unavailable: opening device 0 reports why
 }
 
+namespace {
+
 void report_problem(Progress &progress, const WorkflowResult &r) {
     if (r.verification.state != Verification::State::failed && r.error.empty()) return;
     progress.clear();
     if (r.verification.state == Verification::State::failed)
-        std::fprintf(stderr, "xfer-tool: %s on %s: verification FAILED: %s\n", r.workflow.c_str(), r.backend.c_str(),
-                     r.verification.detail.c_str());
+        std::fprintf(stderr, "%s: %s on %s: verification FAILED: %s\n", message_prefix(), r.workflow.c_str(),
+                     r.backend.c_str(), r.verification.detail.c_str());
     if (!r.error.empty())
-        std::fprintf(stderr, "xfer-tool: %s on %s: error: %s\n", r.workflow.c_str(), r.backend.c_str(),
+        std::fprintf(stderr, "%s: %s on %s: error: %s\n", message_prefix(), r.workflow.c_str(), r.backend.c_str(),
                      r.error.c_str());
 }
 
 void run_on_backend(const std::string &backend, int device, bool first_device, const RunOptions &o, Tracer *tracer,
-                    Progress &progress, Report &report, ReportStream &stream) {
-    // Each result is reported as soon as it is done (the table and CSV stream it).
+                    Progress &progress, Report &report, const std::function<void(const WorkflowResult &)> &on_result) {
+    // Each result is handed on as soon as it is done (the table and CSV stream it).
     auto done = [&](WorkflowResult &&r) {
         report.results.push_back(std::move(r));
         progress.clear();
-        stream.add(report, report.results.back());
+        if (on_result) on_result(report.results.back());
     };
     std::unique_ptr<Session> session;
     std::string open_error;
@@ -124,7 +133,8 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
     const std::string name = session ? session->backend() : backend.empty() ? "(default)" : backend;
     if (!session) {
         progress.clear();
-        std::fprintf(stderr, "xfer-tool: backend %s: cannot be opened: %s\n", name.c_str(), open_error.c_str());
+        std::fprintf(stderr, "%s: backend %s: cannot be opened: %s\n", message_prefix(), name.c_str(),
+                     open_error.c_str());
     }
     for (const std::string &wf_name : o.workflows) {
         throw_if_interrupted();
@@ -165,13 +175,52 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
 
 } // namespace
 
-int run_workflows(const RunOptions &o, bool compare) {
+void prepare_run(const RunOptions &o) {
     use_config_file(o.config);
     use_copy_log(o.log_copies);
+}
+
+Report new_report(const RunOptions &o) {
     Report report;
     report.tool_version = XFER_TOOL_VERSION;
     report.library_version = library_version();
     report.run = collect_run_info(o);
+    return report;
+}
+
+RunPlan plan_runs(const RunOptions &o, bool compare, const DeviceChoice &devices) {
+    RunPlan plan;
+    for (const std::string &backend : backends_to_run(o, compare)) {
+        plan.runs.emplace_back(backend, devices(backend));
+        plan.steps += plan.runs.back().second.size() * o.workflows.size();
+    }
+    return plan;
+}
+
+void run_plan(const RunPlan &plan, const RunOptions &o, Tracer *tracer, Progress &progress, Report &report,
+              const std::function<void(const WorkflowResult &)> &on_result) {
+    progress.set_total(static_cast<int>(plan.steps));
+    // An interrupt unwinds from here; the progress line goes with `progress`.
+    for (const auto &[backend, devices] : plan.runs)
+        for (std::size_t i = 0; i < devices.size(); ++i)
+            run_on_backend(backend, devices[i], i == 0, o, tracer, progress, report, on_result);
+    progress.clear();
+}
+
+int results_status(const std::vector<WorkflowResult> &results) {
+    int status = kExitOk;
+    for (const WorkflowResult &r : results) {
+        if (r.verification.state == Verification::State::failed)
+            status = kExitVerificationFailed;
+        else if (!r.error.empty() && status == kExitOk)
+            status = kExitError;
+    }
+    return status;
+}
+
+int run_workflows(const RunOptions &o, bool compare) {
+    prepare_run(o);
+    Report report = new_report(o);
     Tracer tracer;
     Tracer *trace = o.trace.empty() ? nullptr : &tracer;
     // Output and trace files are opened before anything is measured: a bad path costs nothing.
@@ -184,7 +233,7 @@ int run_workflows(const RunOptions &o, bool compare) {
                                                 o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
         if (trace) trace_file = Tracer::open_trace_file(o.trace);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "xfer-tool: %s\n", e.what());
+        std::fprintf(stderr, "%s: %s\n", message_prefix(), e.what());
         return kExitError;
     }
     auto interrupted = [&](const Interrupted &i) {
@@ -193,37 +242,21 @@ int run_workflows(const RunOptions &o, bool compare) {
                                   stream->on_stdout() ? "the report on stdout is incomplete" : "");
     };
     try {
-        const std::vector<std::string> backends = backends_to_run(o, compare);
-        std::vector<std::pair<std::string, std::vector<int>>> runs;
-        std::size_t steps = 0;
-        for (const std::string &backend : backends) {
-            runs.emplace_back(backend, devices_to_run(backend, o));
-            steps += runs.back().second.size() * o.workflows.size();
-        }
+        const RunPlan plan =
+            plan_runs(o, compare, [&](const std::string &backend) { return devices_to_run(backend, o); });
         stream->begin(report);
         // The copy log shares stderr with the progress line, which would cut its lines apart.
         Progress progress(!o.quiet && !o.log_copies && Progress::stderr_is_terminal());
-        progress.set_total(static_cast<int>(steps));
-        // An interrupt unwinds from here; the progress line goes with `progress`.
-        for (const auto &[backend, devices] : runs)
-            for (std::size_t i = 0; i < devices.size(); ++i)
-                run_on_backend(backend, devices[i], i == 0, o, trace, progress, report, *stream);
-        progress.clear();
+        run_plan(plan, o, trace, progress, report, [&](const WorkflowResult &r) { stream->add(report, r); });
     } catch (const Interrupted &i) {
         return interrupted(i);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "xfer-tool: %s\n", e.what());
+        std::fprintf(stderr, "%s: %s\n", message_prefix(), e.what());
         return kExitError;
     }
     if (compare) report.recommendations = recommend(report.results);
 
-    int status = kExitOk;
-    for (const WorkflowResult &r : report.results) {
-        if (r.verification.state == Verification::State::failed)
-            status = kExitVerificationFailed;
-        else if (!r.error.empty() && status == kExitOk)
-            status = kExitError;
-    }
+    const int status = results_status(report.results);
     try {
         stream->finish(report);
         if (trace) tracer.write(trace_file->stream(), o.trace);
@@ -243,7 +276,7 @@ int run_workflows(const RunOptions &o, bool compare) {
     } catch (const Interrupted &i) {
         return interrupted(i);
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "xfer-tool: %s\n", e.what());
+        std::fprintf(stderr, "%s: %s\n", message_prefix(), e.what());
         return status == kExitOk ? kExitError : status;
     }
     return status;

@@ -36,6 +36,9 @@ struct BackendDescription {
     const xfer_backend_param *params = nullptr;
     std::size_t param_count = 0;
     ContextFactory make_context = nullptr; // nullptr: a plain Context; the backend takes no parameters
+    // XFER_ALLOC_SHAREABLE: the device view is a CUDA virtual-memory allocation, the host view
+    // a memfd kept this way (src/shareable.cpp); none: the backend cannot export.
+    HostSharing host_sharing = HostSharing::none;
 };
 
 // The bodies of the entries that depend on the description. Each runs inside a fence:
@@ -43,9 +46,14 @@ struct BackendDescription {
 xfer_status probe_entry(const BackendDescription &d, int *device_count) noexcept;
 xfer_status context_create_entry(const BackendDescription &d, int device, const xfer_backend_param_value *params,
                                  std::size_t param_count, void **ctx) noexcept;
-xfer_status buffer_alloc_entry(const BufferStrategy &s, void *ctx, std::size_t bytes, unsigned flags, void **buf,
-                               void **host_view, void **device_view) noexcept;
+xfer_status buffer_alloc_entry(const BufferStrategy &s, HostSharing sharing, void *ctx, std::size_t bytes,
+                               unsigned flags, void **buf, void **host_view, void **device_view) noexcept;
+xfer_status buffer_import_entry(HostSharing sharing, void *ctx, const void *payload, std::size_t payload_bytes,
+                                const int *fds, std::size_t fd_count, std::size_t bytes, void **buf, void **host_view,
+                                void **device_view) noexcept;
 xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noexcept;
+xfer_status buffer_export_entry(void *ctx, void *buf, void *payload, size_t *payload_bytes, int *fds,
+                                size_t *fd_count) noexcept;
 xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
                               std::size_t bytes, void *stream) noexcept;
 
@@ -70,7 +78,12 @@ struct Entries {
     }
     static xfer_status buffer_alloc(void *ctx, size_t bytes, unsigned flags, void **buf, void **host_view,
                                     void **device_view) {
-        return buffer_alloc_entry(D.buffers, ctx, bytes, flags, buf, host_view, device_view);
+        return buffer_alloc_entry(D.buffers, D.host_sharing, ctx, bytes, flags, buf, host_view, device_view);
+    }
+    static xfer_status buffer_import(void *ctx, const void *payload, size_t payload_bytes, const int *fds,
+                                     size_t fd_count, size_t bytes, void **buf, void **host_view, void **device_view) {
+        return buffer_import_entry(D.host_sharing, ctx, payload, payload_bytes, fds, fd_count, bytes, buf, host_view,
+                                   device_view);
     }
     static xfer_status buffer_free(void *ctx, void *buf) { return buffer_free_entry(D.buffers, ctx, buf); }
     static xfer_status buffer_copy_async(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
@@ -94,6 +107,10 @@ const xfer_backend_table *plugin_table(const xfer_core_services *core) noexcept 
         t.buffer_alloc = E::buffer_alloc;
         t.buffer_free = E::buffer_free;
         t.buffer_copy_async = E::buffer_copy_async;
+        if (D.host_sharing != HostSharing::none) {
+            t.buffer_export = buffer_export_entry;
+            t.buffer_import = E::buffer_import;
+        }
         static const std::vector<xfer_backend_param> params = with_common_params(D.params, D.param_count);
         t.params = params.data();
         t.param_count = params.size();

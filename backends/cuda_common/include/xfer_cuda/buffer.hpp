@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <stdexcept>
 
 #include <cuda_runtime_api.h>
@@ -19,10 +20,26 @@
 
 namespace xfer::cuda {
 
+struct SharedViews; // shareable buffers' views (src/shareable.hpp)
+
 struct Buffer {
     void *host = nullptr;   // host view
     void *device = nullptr; // device view (== host for managed and zero-copy)
     std::size_t bytes = 0;
+    Memory host_memory = Memory::pageable;   // what each view is, asked of the driver once
+    Memory device_memory = Memory::pageable; // at allocation (known_memory keeps them too)
+    // Set for an XFER_ALLOC_SHAREABLE or imported buffer: its views are not the strategy's own
+    // allocations but memory other processes map, released by the shareable code. Owned; the
+    // buffer entries free it.
+    SharedViews *shared = nullptr;
+};
+
+// How a backend's shareable buffers keep their host view (BackendDescription::host_sharing):
+// none means the backend cannot export.
+enum class HostSharing : std::uint32_t {
+    none = 0,
+    plain = 1,       // a memfd mapping the host reads and writes; copies go the backend's way
+    page_locked = 2, // the same, page-locked (cudaHostRegister): copies are DMA
 };
 
 inline Buffer &as_buffer(void *buf) { return *static_cast<Buffer *>(buf); }

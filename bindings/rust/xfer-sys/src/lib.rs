@@ -96,6 +96,9 @@ pub const XFER_ALLOC_READ_MOSTLY: c_uint = 0x1;
 pub const XFER_ALLOC_PREFER_DEVICE: c_uint = 0x2;
 pub const XFER_ALLOC_PREFER_HOST: c_uint = 0x4;
 pub const XFER_ALLOC_SHAREABLE: c_uint = 0x8;
+pub const XFER_SHARE_HANDLE_MEMFD: c_uint = 0x1;
+pub const XFER_SHARE_HANDLE_POSIX_FD: c_uint = 0x2;
+pub const XFER_SHARE_HANDLE_FABRIC: c_uint = 0x4;
 pub const XFER_EVENT_DEFAULT: c_uint = 0x0;
 pub const XFER_EVENT_DISABLE_TIMING: c_uint = 0x1;
 pub const XFER_CAP_SHARED_VIEW: c_uint = 0x1;
@@ -281,6 +284,23 @@ pub struct xfer_export {
     pub blob: [u8; XFER_EXPORT_BLOB_BYTES],
 }
 
+/// What a buffer's memory is (`xfer_buffer_get_share_info`); the strings are static.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_share_info {
+    pub struct_size: usize,
+    pub handle_types: c_uint,
+    pub rdma_capable: c_int,
+    pub granularity: usize,
+    pub device_view_bytes: usize,
+    pub host_memory_kind: *const c_char,
+    pub device_memory_kind: *const c_char,
+    pub host_dlpack_device_type: c_int,
+    pub host_dlpack_device_id: c_int,
+    pub device_dlpack_device_type: c_int,
+    pub device_dlpack_device_id: c_int,
+}
+
 impl Default for xfer_export {
     /// No descriptors, an empty blob, with `struct_size` set as the functions want it.
     fn default() -> Self {
@@ -368,6 +388,7 @@ extern "C" {
     pub fn xfer_copy_peer_async(dst: xfer_buffer, dst_offset: usize, src: xfer_buffer, src_offset: usize, bytes: usize, s: xfer_stream) -> xfer_status;
     pub fn xfer_device_can_access_peer(ctx: xfer_context, peer: xfer_context, can_access: *mut c_int) -> xfer_status;
     pub fn xfer_buffer_export(buf: xfer_buffer, out: *mut xfer_export) -> xfer_status;
+    pub fn xfer_buffer_get_share_info(buf: xfer_buffer, info: *mut xfer_share_info) -> xfer_status;
     pub fn xfer_buffer_import(ctx: xfer_context, input: *const xfer_export, out: *mut xfer_buffer) -> xfer_status;
     pub fn xfer_export_send(socket: c_int, input: *const xfer_export) -> xfer_status;
     pub fn xfer_export_receive(socket: c_int, out: *mut xfer_export) -> xfer_status;

@@ -1411,6 +1411,59 @@ impl<'c> Buffer<'c> {
         check(sys::xfer_buffer_export(self.raw, &mut e.raw), "xfer_buffer_export")?;
         Ok(e)
     }
+
+    /// What this buffer's memory is, for the libraries it is handed to
+    /// (`xfer_buffer_get_share_info`): how it can be shared, and each view's MPI memory kind
+    /// and DLPack device.
+    pub fn share_info(&self) -> Result<ShareInfo> {
+        let mut i = sys::xfer_share_info {
+            struct_size: std::mem::size_of::<sys::xfer_share_info>(),
+            handle_types: 0,
+            rdma_capable: 0,
+            granularity: 0,
+            device_view_bytes: 0,
+            host_memory_kind: std::ptr::null(),
+            device_memory_kind: std::ptr::null(),
+            host_dlpack_device_type: 0,
+            host_dlpack_device_id: 0,
+            device_dlpack_device_type: 0,
+            device_dlpack_device_id: 0,
+        };
+        check(unsafe { sys::xfer_buffer_get_share_info(self.raw, &mut i) }, "xfer_buffer_get_share_info")?;
+        // The kinds are static strings of the library.
+        let kind = |p: *const c_char| unsafe { CStr::from_ptr(p) }.to_str().unwrap_or("").to_owned();
+        Ok(ShareInfo {
+            handle_types: i.handle_types,
+            rdma_capable: i.rdma_capable != 0,
+            granularity: i.granularity,
+            device_view_bytes: i.device_view_bytes,
+            host_memory_kind: kind(i.host_memory_kind),
+            device_memory_kind: kind(i.device_memory_kind),
+            host_dlpack_device: (i.host_dlpack_device_type, i.host_dlpack_device_id),
+            device_dlpack_device: (i.device_dlpack_device_type, i.device_dlpack_device_id),
+        })
+    }
+}
+
+/// What a buffer's memory is ([`Buffer::share_info`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShareInfo {
+    /// `XFER_SHARE_HANDLE_*` bits its memory can be shared by (0: none).
+    pub handle_types: c_uint,
+    /// The device view was made GPUDirect RDMA capable.
+    pub rdma_capable: bool,
+    /// The device view's allocation granularity in bytes (0: not a CUDA virtual-memory allocation).
+    pub granularity: usize,
+    /// Bytes mapped at the device view.
+    pub device_view_bytes: usize,
+    /// MPI memory kind of the host view ("system", "cuda:host", "cuda:managed").
+    pub host_memory_kind: String,
+    /// MPI memory kind of the device view ("cuda:device", "cuda:host", "cuda:managed", "system").
+    pub device_memory_kind: String,
+    /// DLPack (device_type, device_id) of the host view.
+    pub host_dlpack_device: (c_int, c_int),
+    /// DLPack (device_type, device_id) of the device view.
+    pub device_dlpack_device: (c_int, c_int),
 }
 
 impl Context {

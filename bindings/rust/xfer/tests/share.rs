@@ -134,3 +134,19 @@ fn a_buffer_without_the_flag_is_not_exported() {
     assert_eq!(plain.len(), 4096);
     assert!(plain.host().is_ok());
 }
+
+#[test]
+fn share_info_names_the_memory_and_how_it_is_shared() {
+    let ctx = host();
+    let shareable = ctx.alloc(4096, sys::XFER_ALLOC_SHAREABLE).unwrap();
+    let info = shareable.share_info().unwrap();
+    assert_eq!(info.handle_types, sys::XFER_SHARE_HANDLE_MEMFD);
+    assert_eq!(info.host_memory_kind, "system");
+    assert_eq!(info.device_memory_kind, "system");
+    assert_eq!(info.host_dlpack_device, (1, 0)); // kDLCPU
+    assert_eq!(info.device_dlpack_device, (1, 0));
+    assert_eq!(info.granularity, 0);
+    assert!(!info.rdma_capable);
+    let plain = ctx.alloc(4096, 0).unwrap();
+    assert_eq!(plain.share_info().unwrap().handle_types, 0);
+}

@@ -26,6 +26,10 @@ void measure_async_host_time(BenchEnv &env, BenchRow &row, const std::string &ba
 // back to back: what a copy between other work of the program gets.
 void measure_after_idle_gap(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                             std::uint64_t bytes, int gap_ms);
+// xfer_copy_async of a buffer imported by another process (xfer-bench-import-peer) vs the
+// exporter's own xfer_copy_async of its XFER_ALLOC_SHAREABLE buffer: one memory, two processes.
+void measure_import_vs_exporter(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                                std::uint64_t bytes);
 // xfer_memcpy_async from std::malloc'd memory vs the raw copy from the buffer's host view
 // (cudaHostAlloc on pinned).
 void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes);

@@ -55,6 +55,20 @@ void add_idle_gap(std::vector<TargetSpec> &t, const std::string &backend, const 
                  [=](BenchEnv &env, BenchRow &row) { measure_after_idle_gap(env, row, backend, dir, size, gap_ms); }});
 }
 
+// A buffer shared with another process: the importer's copies against the exporter's.
+void add_import(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
+                std::optional<double> goal, const std::string &origin) {
+    for (xfer_direction dir : kDirections)
+        for (std::uint64_t size : sizes)
+            t.push_back(
+                {backend + "-import-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                 "xfer_copy_async on a buffer imported by another process vs the exporter's own copy "
+                 "(XFER_ALLOC_SHAREABLE)" +
+                     origin,
+                 size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                 [=](BenchEnv &env, BenchRow &row) { measure_import_vs_exporter(env, row, backend, dir, size); }});
+}
+
 void add_async(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
                std::optional<double> goal_percent, const std::string &origin) {
     for (xfer_direction dir : kDirections)
@@ -151,6 +165,9 @@ std::vector<TargetSpec> make_cuda_targets() {
     add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
     // Real programs copy between other work: within 10% of the back-to-back figure after a gap.
     for (const char *backend : {"pageable", "pinned"}) add_idle_gap(t, backend, {64 * MiB, 256 * MiB}, 30, 0.90, "");
+    // A buffer handed to another process copies as fast there as in the process that made it.
+    add_import(t, "pinned", {64 * MiB, 256 * MiB}, 0.97, "");
+    add_import(t, "pageable", {256 * MiB}, 0.97, "");
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, i7);
     // Observing every copy (xfer_set_copy_observer) is cheap enough to leave on.
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_observer(t, backend, 0.3, "");
@@ -175,6 +192,7 @@ std::vector<TargetSpec> make_smoke_targets() {
     add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_async(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_idle_gap(t, "host", {1 * MiB}, 2, std::nullopt, smoke);
+    add_import(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_overhead(t, "host", std::nullopt, smoke);
     add_observer(t, "host", std::nullopt, smoke);
     add_batches(t, "host", 256, 4 * KiB, std::nullopt, std::nullopt, smoke);

@@ -34,7 +34,16 @@ void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle s
 void write_csv_header(std::ostream &out, const Report &report);
 void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r);
 
-// Results that failed a check: verification failed or the workflow stopped on an error.
+// What an MPI survey (report.survey, cluster/survey.hpp) adds to the formats
+// (report_survey.cpp): the table of ranks (table header), the summary (table end), both as
+// '#' lines (CSV header), and the "survey" object (JSON). Each needs report.survey set.
+void write_survey_ranks_table(std::ostream &out, const Report &report);
+void write_survey_summary_table(std::ostream &out, const Survey &survey);
+void write_survey_csv_comments(std::ostream &out, const Report &report);
+nlohmann::json survey_to_json(const Report &report);
+
+// Results that failed a check: verification failed or the workflow stopped on an error (and,
+// in a survey, ranks that stopped on an error).
 int failed_checks(const Report &report);
 // "PASS" or "FAIL (n checks failed)", as bandwidthTest ends.
 std::string verdict_line(const Report &report);

@@ -41,14 +41,18 @@ void write_csv_header(std::ostream &out, const Report &report) {
     for (const ConfigValue &c : run.config)
         out << "# config: " << (c.section.empty() ? "" : c.section + ".") << c.name << " = " << c.value
             << (c.source.empty() ? "" : " (" + c.source + ")") << "\n";
+    if (report.survey) write_survey_csv_comments(out, report);
     out << "# units: GB/s = 10^9 bytes/s; ms = milliseconds; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes; "
            "path rows: count, bytes, ns = nanoseconds\n";
+    // A survey's rows say which rank and host measured them; a plain run's columns stay as they were.
+    if (report.survey) out << "rank,hostname,";
     out << "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,unit,"
            "bytes,size,min,median,max,mean,stddev,samples,verification,note\n";
 }
 
 void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r) {
-    const std::string prefix = field(report.tool_version) + "," + field(report.library_version) + "," +
+    const std::string rank = report.survey ? std::to_string(r.rank) + "," + field(r.hostname) + "," : "";
+    const std::string prefix = rank + field(report.tool_version) + "," + field(report.library_version) + "," +
                                field(r.backend) + "," + field(r.device.name) + "," + field(r.device.pcie_link) + "," +
                                field(r.device.driver_version) + "," + field(r.device.runtime_version) + "," +
                                field(r.workflow) + ",";

@@ -79,7 +79,7 @@ json result_to_json(const WorkflowResult &r, bool with_samples) {
             paths[p.path] = {{"copies", p.copies}, {"bytes", p.bytes}, {"host_ns", p.host_ns}};
     }
     auto count = [&](std::uint64_t v) { return r.paths.measured ? json(v) : json(nullptr); };
-    return {
+    json j = {
         {"workflow", r.workflow},
         {"backend", r.backend},
         {"device", device_to_json(r.device)},
@@ -94,6 +94,12 @@ json result_to_json(const WorkflowResult &r, bool with_samples) {
         {"slow_copies", count(r.paths.slow_copies)},
         {"registrations", count(r.paths.registrations)},
     };
+    // Only a survey's results carry them (cluster/survey.hpp).
+    if (r.rank >= 0) {
+        j["rank"] = r.rank;
+        j["hostname"] = r.hostname;
+    }
+    return j;
 }
 
 const json &require(const json &j, const char *key, const std::string &where) {
@@ -135,6 +141,7 @@ json report_to_json(const Report &report, bool with_samples) {
                             {"basis", rec.basis}});
         j["recommendations"] = recs;
     }
+    if (report.survey) j["survey"] = survey_to_json(report);
     return j;
 }
 
@@ -198,6 +205,8 @@ Report report_from_json(const json &j) {
                                                     : Verification::State::not_run;
         r.verification.detail = ver.value("detail", "");
         if (jr.contains("error") && jr["error"].is_string()) r.error = jr["error"].get<std::string>();
+        r.rank = jr.value("rank", -1);
+        r.hostname = jr.value("hostname", "");
         // Reports written before the path breakdown existed have none: not measured.
         if (jr.contains("paths") && jr["paths"].is_object()) {
             r.paths.measured = true;

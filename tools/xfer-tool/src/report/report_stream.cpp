@@ -11,6 +11,10 @@ int failed_checks(const Report &report) {
     int failed = 0;
     for (const WorkflowResult &r : report.results)
         if (!r.error.empty() || r.verification.state == Verification::State::failed) ++failed;
+    // A survey's rank that stopped before or between its workflows has no result to show it.
+    if (report.survey)
+        for (const RankInfo &rank : report.survey->ranks)
+            if (!rank.error.empty()) ++failed;
     return failed;
 }
 
@@ -47,6 +51,7 @@ void ReportStream::add(const Report &report, const WorkflowResult &r) {
 void ReportStream::finish(const Report &report) {
     if (format_ == "table") {
         if (!report.recommendations.empty()) write_comparison(out(), report);
+        if (report.survey) write_survey_summary_table(out(), *report.survey);
         out() << verdict_line(report) << '\n';
     } else if (format_ == "json") {
         out() << report_to_json(report, with_samples_).dump(2) << '\n';

@@ -136,11 +136,14 @@ void write_table_header(std::ostream &out, const Report &report) {
                       (c.source == "default" || c.source.empty() ? "" : " (" + c.source + ")");
     if (!config.empty()) out << "config" << config << '\n';
     if (!run.seed.empty()) out << "seed " << run.seed << '\n';
+    if (report.survey) write_survey_ranks_table(out, report);
     out << kUnitsLegend << "\n\n";
 }
 
 void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle style) {
-    out << "== " << r.workflow << " on " << r.backend << ": ";
+    out << "== " << r.workflow << " on " << r.backend;
+    if (r.rank >= 0) out << ", rank " << r.rank << " on " << r.hostname;
+    out << ": ";
     if (r.device.name.empty())
         out << "(backend not opened)\n";
     else
@@ -164,6 +167,7 @@ void write_table(std::ostream &out, const Report &report, TableStyle style) {
     write_table_header(out, report);
     for (const WorkflowResult &r : report.results) write_table_result(out, r, style);
     if (!report.recommendations.empty()) write_comparison(out, report);
+    if (report.survey) write_survey_summary_table(out, *report.survey);
     out << verdict_line(report) << '\n';
 }
 
