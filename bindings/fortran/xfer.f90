@@ -15,8 +15,9 @@
 ! xfer_f_string, xfer_status_name and xfer_error_message / xfer_get_error_message (C strings as
 ! Fortran strings; the message also covers the helpers' own refusals), xfer_register_array and
 ! xfer_unregister_array (register an existing Fortran array of any type and rank),
-! xfer_get_stats (xfer_context_get_stats with struct_size set), xfer_path_name and
-! xfer_reason_name (the names of XFER_PATH_* and XFER_REASON_* values). Each helper
+! xfer_get_stats (xfer_context_get_stats with struct_size set), xfer_get_calibration
+! (xfer_calibrate with struct_size set), xfer_path_name and xfer_reason_name (the names of
+! XFER_PATH_* and XFER_REASON_* values). Each helper
 ! returns an xfer_status like the C calls; when it fails, xfer_error_message() says why.
 !
 ! Semantics, units, statuses and thread-safety of each function are those written in xfer.h.
@@ -85,6 +86,7 @@ module xfer
   integer(c_int), parameter :: XFER_PARAM_DEFAULT = 0
   integer(c_int), parameter :: XFER_PARAM_FILE = 1
   integer(c_int), parameter :: XFER_PARAM_ENV = 2
+  integer(c_int), parameter :: XFER_PARAM_CALIBRATION = 3
 
   ! enum xfer_copy_path (which path a copy took)
   integer(c_int), parameter :: XFER_PATH_UNREPORTED = 0
@@ -114,7 +116,10 @@ module xfer
   integer(c_int), parameter :: XFER_REASON_REGISTRATION_FAILED = 6
   integer(c_int), parameter :: XFER_REASON_CONFIGURED = 7
   integer(c_int), parameter :: XFER_REASON_SPLIT = 8
-  integer(c_int), parameter :: XFER_REASON_COUNT = 9
+  integer(c_int), parameter :: XFER_REASON_ONE_OFF = 9
+  integer(c_int), parameter :: XFER_REASON_REUSE = 10
+  integer(c_int), parameter :: XFER_REASON_MEASURED_FASTEST = 11
+  integer(c_int), parameter :: XFER_REASON_COUNT = 12
 
   ! enum xfer_slow_path
   integer(c_int), parameter :: XFER_SLOW_PATH_ALLOW = 0
@@ -140,6 +145,7 @@ module xfer
   integer(c_int), parameter :: XFER_CAP_MIGRATES = 8
   integer(c_int), parameter :: XFER_REGISTER_DEFAULT = 0
   integer(c_int), parameter :: XFER_REGISTER_READ_ONLY = 1
+  integer(c_int), parameter :: XFER_CALIBRATE_FORCE = 1
 
   ! sharing buffers with other processes and libraries
   integer(c_int), parameter :: XFER_EXPORT_VERSION = 1
@@ -182,6 +188,15 @@ module xfer
   type, bind(c) :: xfer_param_info
     type(c_ptr) :: section, name, env, type, value, default_value, help
     integer(c_int) :: source
+  end type
+
+  !> What xfer_calibrate did: set struct_size = c_sizeof(info) first (xfer_get_calibration does).
+  !> file and json are C strings (xfer_f_string), valid until this thread's next xfer_calibrate.
+  type, bind(c) :: xfer_calibration_info
+    integer(c_size_t) :: struct_size
+    integer(c_int) :: measured
+    real(c_double) :: seconds
+    type(c_ptr) :: file, json
   end type
 
   type, bind(c) :: xfer_registration_stats   ! every field uint64_t in C
@@ -294,6 +309,25 @@ module xfer
       import :: c_int, c_ptr, xfer_device_info
       type(c_ptr), value :: ctx
       type(xfer_device_info), intent(out) :: info
+    end function
+    integer(c_int) function xfer_calibrate(ctx, flags, info) bind(c, name="xfer_calibrate")
+      import :: c_int, c_ptr, xfer_calibration_info
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: flags
+      type(xfer_calibration_info), intent(inout) :: info   ! struct_size in, the rest out
+    end function
+    integer(c_int) function xfer_context_setting_count(ctx, count) bind(c, name="xfer_context_setting_count")
+      import :: c_int, c_ptr
+      type(c_ptr), value :: ctx
+      integer(c_int), intent(out) :: count
+    end function
+    !> index: 0 <= index < xfer_context_setting_count (C numbering); derived may be left out (NULL).
+    integer(c_int) function xfer_context_get_setting(ctx, index, info, derived) bind(c, name="xfer_context_get_setting")
+      import :: c_int, c_ptr, xfer_param_info
+      type(c_ptr), value :: ctx
+      integer(c_int), value :: index
+      type(xfer_param_info), intent(out) :: info
+      integer(c_int), intent(out), optional :: derived
     end function
     integer(c_int) function xfer_alloc(ctx, bytes, flags, buf) bind(c, name="xfer_alloc")
       import :: c_int, c_ptr, c_size_t
@@ -645,6 +679,24 @@ contains
     type(xfer_context_stats), intent(out) :: stats
     stats%struct_size = c_sizeof(stats)
     st = xfer_context_get_stats(ctx, stats)
+  end function
+
+  !> st = xfer_get_calibration(ctx, info [, flags]): xfer_calibrate with info%struct_size set
+  !> first; flags: XFER_CALIBRATE_* (default 0: a kept calibration that still holds is read).
+  !> XFER_ERROR_NOT_SUPPORTED on host (nothing to calibrate); xfer_error_message() says why.
+  integer(c_int) function xfer_get_calibration(ctx, info, flags) result(st)
+    type(c_ptr), intent(in) :: ctx
+    type(xfer_calibration_info), intent(out) :: info
+    integer(c_int), intent(in), optional :: flags
+    integer(c_int) :: f
+    f = 0
+    if (present(flags)) f = flags
+    info%struct_size = c_sizeof(info)
+    info%measured = 0
+    info%seconds = 0
+    info%file = c_null_ptr
+    info%json = c_null_ptr
+    st = from_library(xfer_calibrate(ctx, f, info))
   end function
 
   !> What the calling thread's latest failure was: that of a library call (xfer_last_error), or

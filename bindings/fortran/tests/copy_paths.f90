@@ -4,7 +4,10 @@
 ! and nothing on any other path; registrations are counted; xfer_context_reset_stats zeroes
 ! everything; the names of paths and reasons (xfer_path_name, xfer_reason_name); a copy
 ! observer (a bind(c) subroutine with user_data) sees one record per call, and is removed; the
-! slow-path policy is set and read back, and a bad one refused. Prints PASS and stops 0 on success.
+! slow-path policy is set and read back, and a bad one refused; the calibration that decides the
+! CUDA backends' paths: xfer_get_calibration on host is XFER_ERROR_NOT_SUPPORTED (nothing to
+! calibrate), and the values a host context uses (xfer_context_get_setting) are the host section
+! of xfer_param_get_info's list, value for value, none derived. Prints PASS and stops 0 on success.
 module copy_paths_observer
   use, intrinsic :: iso_c_binding
   use xfer
@@ -58,8 +61,13 @@ program copy_paths
   integer(c_int8_t), pointer :: host(:), dev(:)
   integer(c_int8_t), allocatable, target :: src(:), dst(:)
   real(c_double), allocatable, target :: reg(:, :)
-  integer(c_int) :: policy, i, p, other_copies
+  integer(c_int) :: policy, i, p, other_copies, status, nparams, nsettings, nhost, derived
   integer(c_int64_t) :: other_bytes
+  type(xfer_calibration_info) :: cal
+  type(xfer_param_info) :: info
+  character(len=64) :: host_names(32), host_envs(32), host_types(32)
+  character(len=256) :: host_values(32), host_defaults(32)
+  integer(c_int) :: host_sources(32)
 
   ! Names
   call expect(xfer_path_name(XFER_PATH_HOST_MEMCPY) == "host_memcpy", "xfer_path_name(HOST_MEMCPY)")
@@ -67,12 +75,25 @@ program copy_paths
   call expect(xfer_path_name(XFER_PATH_COUNT) == "unknown", "xfer_path_name(COUNT) is unknown")
   call expect(xfer_reason_name(XFER_REASON_CACHE_FULL) == "cache_full", "xfer_reason_name(CACHE_FULL)")
   call expect(xfer_reason_name(XFER_REASON_COUNT) == "unknown", "xfer_reason_name(COUNT) is unknown")
+  call expect(xfer_reason_name(XFER_REASON_ONE_OFF) == "one_off", "xfer_reason_name(ONE_OFF)")
+  call expect(xfer_reason_name(XFER_REASON_REUSE) == "reuse", "xfer_reason_name(REUSE)")
+  call expect(xfer_reason_name(XFER_REASON_MEASURED_FASTEST) == "measured_fastest", "xfer_reason_name(MEASURED_FASTEST)")
+  do p = 0, XFER_REASON_COUNT - 1
+    call expect(xfer_reason_name(p) /= "unknown", "every reason below XFER_REASON_COUNT has a name")
+  end do
   call expect(xfer_path_is_slow(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_NO_FASTER_PATH, XFER_SLOW_PATH_MIN_BYTES) == 1, &
               "the driver's pageable copy of 1 MiB is slow")
   call expect(xfer_path_is_slow(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_NO_FASTER_PATH, &
                                 XFER_SLOW_PATH_MIN_BYTES - 1_c_int64_t) == 0, "one byte less is not")
   call expect(xfer_path_is_slow(XFER_PATH_HOST_MEMCPY, XFER_REASON_MEMORY, 64_c_int64_t * XFER_SLOW_PATH_MIN_BYTES) == 0, &
               "a host memcpy is never slow")
+  ! The calibration's reasons say the path is the fastest one measured: never slow.
+  call expect(xfer_path_is_slow(XFER_PATH_DRIVER_PAGEABLE, XFER_REASON_ONE_OFF, 64_c_int64_t * XFER_SLOW_PATH_MIN_BYTES) == 0, &
+              "one_off is not slow")
+  call expect(xfer_path_is_slow(XFER_PATH_NEW_REGISTRATION, XFER_REASON_REUSE, 64_c_int64_t * XFER_SLOW_PATH_MIN_BYTES) == 0, &
+              "reuse is not slow")
+  call expect(xfer_path_is_slow(XFER_PATH_NEW_REGISTRATION, XFER_REASON_MEASURED_FASTEST, &
+                                64_c_int64_t * XFER_SLOW_PATH_MIN_BYTES) == 0, "measured_fastest is not slow")
 
   call ok(xfer_open_name("host", 0_c_int, ctx), "xfer_open")
   call ok(xfer_stream_create(ctx, s), "xfer_stream_create")
@@ -165,6 +186,58 @@ program copy_paths
   call ok(xfer_context_get_slow_path(ctx, policy), "xfer_context_get_slow_path")
   call expect(policy == XFER_SLOW_PATH_REFUSE, "policy unchanged by the refusal")
 
+  ! The calibration: host has nothing to calibrate, forced or not.
+  status = xfer_get_calibration(ctx, cal)
+  call expect(status == XFER_ERROR_NOT_SUPPORTED, "xfer_get_calibration on host is XFER_ERROR_NOT_SUPPORTED")
+  call expect(index(xfer_error_message(), "nothing to calibrate") > 0, "the message says so: " // xfer_error_message())
+  call expect(cal%struct_size == c_sizeof(cal) .and. c_sizeof(cal) == 40, "struct_size is the Fortran type's size, 40")
+  call expect(xfer_get_calibration(ctx, cal, XFER_CALIBRATE_FORCE) == XFER_ERROR_NOT_SUPPORTED, "forced: the same")
+  call expect(xfer_get_calibration(ctx, cal, 2_c_int) == XFER_ERROR_INVALID_ARGUMENT, "unknown flag bits refused")
+  call expect(index(xfer_error_message(), "unknown flag bits") > 0, "the message names the flag bits")
+  cal%struct_size = 0
+  call expect(xfer_calibrate(ctx, 0_c_int, cal) == XFER_ERROR_INVALID_ARGUMENT, "struct_size 0 refused")
+
+  ! The values the context uses: the host section of the global list, value for value, none derived.
+  call ok(xfer_param_count(nparams), "xfer_param_count")
+  nhost = 0
+  do i = 0, nparams - 1
+    call ok(xfer_param_get_info(i, info), "xfer_param_get_info")
+    if (xfer_f_string(info%section) /= "host") cycle
+    nhost = nhost + 1
+    if (nhost > size(host_names)) exit
+    host_names(nhost) = xfer_f_string(info%name)
+    host_envs(nhost) = xfer_f_string(info%env)
+    host_types(nhost) = xfer_f_string(info%type)
+    host_values(nhost) = xfer_f_string(info%value)
+    host_defaults(nhost) = xfer_f_string(info%default_value)
+    host_sources(nhost) = info%source
+  end do
+  call expect(nhost >= 2 .and. nhost <= size(host_names), "the host backend has parameters")
+  call expect(any(host_names(1:nhost) == "devices") .and. any(host_names(1:nhost) == "device_memory"), &
+              "devices and device_memory among them")
+  call ok(xfer_context_setting_count(ctx, nsettings), "xfer_context_setting_count")
+  call expect(nsettings == nhost, "one setting per host parameter")
+  do i = 0, min(nsettings, nhost) - 1
+    derived = -1
+    call ok(xfer_context_get_setting(ctx, i, info, derived), "xfer_context_get_setting")
+    call expect(derived == 0, "a host setting is a parameter, not derived")
+    call expect(xfer_f_string(info%section) == "host", "setting of section host")
+    call expect(xfer_f_string(info%name) == host_names(i + 1), "setting's name: " // xfer_f_string(info%name))
+    call expect(xfer_f_string(info%env) == host_envs(i + 1), "setting's env: " // host_names(i + 1))
+    call expect(xfer_f_string(info%type) == host_types(i + 1), "setting's type: " // host_names(i + 1))
+    call expect(xfer_f_string(info%value) == host_values(i + 1), "setting's value: " // host_names(i + 1))
+    call expect(xfer_f_string(info%default_value) == host_defaults(i + 1), "setting's default: " // host_names(i + 1))
+    call expect(info%source == host_sources(i + 1) .and. info%source /= XFER_PARAM_CALIBRATION, &
+                "setting's source: " // host_names(i + 1))
+  end do
+  do i = 1, 2
+    status = xfer_context_get_setting(ctx, merge(nsettings, -1_c_int, i == 1), info, derived)
+    call expect(status == XFER_ERROR_INVALID_ARGUMENT, "an index out of range is XFER_ERROR_INVALID_ARGUMENT")
+    call expect(index(xfer_error_message(), "out of range") > 0, "the message says out of range: " // xfer_error_message())
+  end do
+  call ok(xfer_context_get_setting(ctx, 0_c_int, info), "xfer_context_get_setting without derived")
+  call expect(xfer_f_string(info%name) == host_names(1), "the first setting again")
+
   ! A closed context
   call ok(xfer_stream_destroy(s), "xfer_stream_destroy")
   call ok(xfer_free(buf), "xfer_free")
@@ -173,6 +246,8 @@ program copy_paths
   call expect(xfer_get_stats(closed, st) == XFER_ERROR_INVALID_HANDLE, "stats of a closed context")
   call expect(xfer_context_reset_stats(closed) == XFER_ERROR_INVALID_HANDLE, "reset of a closed context")
   call expect(xfer_context_get_slow_path(closed, policy) == XFER_ERROR_INVALID_HANDLE, "policy of a closed context")
+  call expect(xfer_get_calibration(closed, cal) == XFER_ERROR_INVALID_HANDLE, "calibration of a closed context")
+  call expect(xfer_context_setting_count(closed, nsettings) == XFER_ERROR_INVALID_HANDLE, "settings of a closed context")
 
   call finish("PASS: Fortran copy paths")
 end program

@@ -167,6 +167,74 @@ def test_library_queries(ctx):
     assert xfer.status_string(xfer.Status.OUT_OF_BOUNDS) == "XFER_ERROR_OUT_OF_BOUNDS"
 
 
+def test_calibrate_on_host_is_not_supported(ctx):
+    """host measures no copy path to choose between: xfer_calibrate refuses, forced or not."""
+    assert xfer.Calibration._fields == ("measured", "seconds", "file", "json")
+    for force in (False, True):
+        with pytest.raises(xfer.Error) as err:
+            ctx.calibrate(force=force)
+        assert err.value.status == xfer.Status.NOT_SUPPORTED and err.value.call == "xfer_calibrate"
+        assert "nothing to calibrate" in err.value.message, err.value.message
+        assert "nothing to calibrate" in xfer.last_error()
+    # The raw call: the struct as xfer.h lays it out on LP64, struct_size and the flags checked.
+    lib = _capi.lib()
+    info = _capi.xfer_calibration_info()
+    assert ctypes.sizeof(info) == 8 + 8 + 8 + 2 * 8  # int `measured` padded to 8
+    assert lib.xfer_calibrate(ctx.handle, 0, ctypes.byref(info)) == xfer.Status.INVALID_ARGUMENT  # struct_size 0
+    assert f"{ctypes.sizeof(info)} in this xfer.h" in xfer.last_error(), xfer.last_error()
+    info.struct_size = ctypes.sizeof(info)
+    assert lib.xfer_calibrate(ctx.handle, 0x2, ctypes.byref(info)) == xfer.Status.INVALID_ARGUMENT
+    assert "unknown flag bits" in xfer.last_error()
+    assert lib.xfer_calibrate(ctx.handle, _capi.XFER_CALIBRATE_FORCE, ctypes.byref(info)) == xfer.Status.NOT_SUPPORTED
+    closed = xfer.Context("host", 0)
+    closed.close()
+    with pytest.raises(xfer.Error) as err:
+        closed.calibrate()
+    assert err.value.status == xfer.Status.INVALID_HANDLE
+
+
+def test_settings_of_a_host_context_are_its_backends_parameters(ctx, monkeypatch):
+    """host derives nothing: the values a context uses are the host section of xfer.params(),
+    value for value, none of them derived."""
+    settings = ctx.settings()
+    params = [p for p in xfer.params() if p["section"] == "host"]
+    assert {"device_memory", "devices"} <= {p["name"] for p in params}
+    assert [s.name for s in settings] == [p["name"] for p in params]
+    for s, p in zip(settings, params):
+        assert isinstance(s, xfer.Setting) and s.derived is False and s.section == "host"
+        assert (s.env, s.type, s.value, s.default, s.help, s.source) == \
+            (p["env"], p["type"], p["value"], p["default"], p["help"], p["source"]), s.name
+        assert isinstance(s.source, xfer.ParamSource) and s.source != xfer.ParamSource.CALIBRATION
+    # The raw calls: the count, an index out of range either way, *derived may be NULL.
+    lib = _capi.lib()
+    count = ctypes.c_int(-1)
+    assert lib.xfer_context_setting_count(ctx.handle, ctypes.byref(count)) == xfer.Status.SUCCESS
+    assert count.value == len(settings)
+    info = _capi.xfer_param_info()
+    derived = ctypes.c_int(-1)
+    for index in (count.value, -1):
+        st = lib.xfer_context_get_setting(ctx.handle, index, ctypes.byref(info), ctypes.byref(derived))
+        assert st == xfer.Status.INVALID_ARGUMENT
+        assert f"index {index} is out of range" in xfer.last_error(), xfer.last_error()
+    assert lib.xfer_context_get_setting(ctx.handle, 0, None, ctypes.byref(derived)) == xfer.Status.INVALID_ARGUMENT
+    assert lib.xfer_context_get_setting(ctx.handle, 0, ctypes.byref(info), None) == xfer.Status.SUCCESS
+    assert info.name.decode() == settings[0].name
+    assert lib.xfer_context_setting_count(ctx.handle, None) == xfer.Status.INVALID_ARGUMENT
+    # A value from the environment: a context opened after it was set uses it and says so; an
+    # open context keeps what it opened with.
+    monkeypatch.setenv("XFER_HOST_DEVICES", "3")
+    with xfer.Context("host", 2) as other:
+        devices = {s.name: s for s in other.settings()}["devices"]
+        assert (devices.value, devices.default, devices.source, devices.derived) == \
+            ("3", "1", xfer.ParamSource.ENV, False)
+    assert ctx.settings() == settings
+    closed = xfer.Context("host", 0)
+    closed.close()
+    with pytest.raises(xfer.Error) as err:
+        closed.settings()
+    assert err.value.status == xfer.Status.INVALID_HANDLE
+
+
 def test_device_view_on_host_is_dlpack_cpu_without_copy(ctx):
     n = 4097
     with ctx.alloc(n * 8) as buf, ctx.stream() as s:

@@ -34,12 +34,22 @@ def test_names_of_paths_and_reasons():
     names = {xfer.path_name(p) for p in xfer.CopyPath}
     assert len(names) == len(xfer.CopyPath) == _capi.XFER_PATH_COUNT and "unknown" not in names
     assert len(xfer.PathReason) == _capi.XFER_REASON_COUNT
+    reasons = [xfer.reason_name(r) for r in xfer.PathReason]
+    assert len(set(reasons)) == _capi.XFER_REASON_COUNT and "unknown" not in reasons
+    assert reasons[-3:] == ["one_off", "reuse", "measured_fastest"]  # the calibration's reasons
+    assert [xfer.PathReason.ONE_OFF, xfer.PathReason.REUSE, xfer.PathReason.MEASURED_FASTEST] == [9, 10, 11]
+    assert xfer.reason_name(_capi.XFER_REASON_COUNT) == "unknown"
     assert [p.name for p in xfer.SlowPath] == ["ALLOW", "WARN", "REFUSE"]
     big = _capi.XFER_SLOW_PATH_MIN_BYTES
     assert xfer.path_is_slow(xfer.CopyPath.DRIVER_PAGEABLE, xfer.PathReason.NO_FASTER_PATH, big)
     assert not xfer.path_is_slow(xfer.CopyPath.DRIVER_PAGEABLE, xfer.PathReason.NO_FASTER_PATH, big - 1)
     assert not xfer.path_is_slow(xfer.CopyPath.DRIVER_PAGEABLE, xfer.PathReason.BELOW_CROSSOVER, 64 * big)
     assert not xfer.path_is_slow(xfer.CopyPath.HOST_MEMCPY, xfer.PathReason.MEMORY, 64 * big)
+    # A reason that says the path is the fastest one measured for the copy makes nothing slow.
+    for reason in (xfer.PathReason.ONE_OFF, xfer.PathReason.REUSE, xfer.PathReason.MEASURED_FASTEST):
+        for path in (xfer.CopyPath.DRIVER_PAGEABLE, xfer.CopyPath.NEW_REGISTRATION):
+            assert not xfer.path_is_slow(path, reason, 64 * big), (path, reason)
+    assert xfer.path_is_slow(xfer.CopyPath.NEW_REGISTRATION, xfer.PathReason.FIRST_USE, big)
     with pytest.raises(xfer.Error) as err:
         xfer.path_is_slow(xfer.CopyPath.HOST_MEMCPY, xfer.PathReason.MEMORY, 1 << 64)
     assert err.value.status == xfer.Status.INVALID_SIZE

@@ -42,7 +42,11 @@ for fast copies and returns a ``Registration`` that unregisters at the end of a 
 ``ctx.registration_stats()`` reports the counters. Which path each copy took: ``ctx.stats()``
 (per path: copies, bytes, host time), ``ctx.set_copy_observer(fn)`` (one ``CopyRecord`` per path
 of each copy call), ``ctx.slow_path = "refuse"`` (strict mode: a slow copy raises
-``xfer.SlowPathError``, nothing queued). Sharing a buffer with another process:
+``xfer.SlowPathError``, nothing queued). This machine's calibration, from which the CUDA
+backends choose each copy's path: ``ctx.calibrate(force=False)`` (a ``Calibration``; the
+``host`` backend has nothing to calibrate: ``xfer.Error`` with ``NOT_SUPPORTED``) and
+``ctx.settings()`` (the values the context uses, each a ``Setting``: the backend's parameters,
+then the values it derives, with their ``ParamSource``). Sharing a buffer with another process:
 ``ctx.alloc(n, xfer.AllocFlags.SHAREABLE).export()`` is an ``Export`` (the description and the
 file descriptors of its memory, closed by ``close()`` or a with-block), ``export.send(sock)`` /
 ``xfer.Export.receive(sock)`` carry it over a Unix-domain socket, and ``ctx.import_buffer(export)``
@@ -69,7 +73,7 @@ from ._capi import LibraryNotFoundError, lib
 
 __all__ = ["Error", "SlowPathError", "LibraryNotFoundError", "Status", "Direction", "CopyKind", "DeviceKind",
            "ParamSource", "AllocFlags", "EventFlags", "Caps", "RegisterFlags", "CopyPath", "PathReason", "SlowPath",
-           "CopyRecord", "MemoryEventKind", "MemoryEvent", "Context", "Buffer", "Export", "Stream", "Event",
+           "CopyRecord", "MemoryEventKind", "MemoryEvent", "Calibration", "Setting", "Context", "Buffer", "Export", "Stream", "Event",
            "DeviceView", "Registration", "Transfer", "copy",
            "copy_async", "to_device", "to_host", "default_context", "version", "backends", "params", "status_string",
            "last_error", "path_name", "reason_name", "path_is_slow"]
@@ -216,7 +220,8 @@ def reason_name(reason):
 def path_is_slow(path, reason, nbytes):
     """True when nbytes (one piece) taking path for reason counts as slow (xfer_path_is_slow):
     the driver's pageable copy and a new registration, from XFER_SLOW_PATH_MIN_BYTES (1 MiB) on,
-    unless the reason is BELOW_CROSSOVER."""
+    unless the reason says the path is the fastest one measured for the copy (BELOW_CROSSOVER,
+    ONE_OFF, REUSE, MEASURED_FASTEST)."""
     nbytes = int(nbytes)
     if not 0 <= nbytes < 1 << 64:
         raise Error(_capi.XFER_ERROR_INVALID_SIZE, "xfer_path_is_slow", f"{nbytes} does not fit in uint64_t")
@@ -249,6 +254,23 @@ REGISTERED after a range was registered, UNREGISTERING before it is unregistered
 handle, as Buffer.handle; None for a range), host_ptr (the host view or the range, an int),
 device_ptr (the device view; None for a range), bytes, imported (True for a buffer made by
 Context.import_buffer). A plain tuple: it stays valid after the observer returns."""
+
+Calibration = collections.namedtuple("Calibration", ["measured", "seconds", "file", "json"])
+Calibration.__doc__ = """What Context.calibrate did (xfer_calibration_info): measured (True: measured by this call;
+False: a kept calibration still held and was read), seconds (how long the measuring took, of the
+kept one when read), file (where it is kept; "" with calibration = off), json (the calibration as
+JSON: its key, the curves per way and direction, the registration costs, the fill rate). A plain
+tuple of Python values, copied out of the library at once."""
+
+Setting = collections.namedtuple("Setting", [
+    "section", "name", "env", "type", "value", "default", "help", "source", "derived"])
+Setting.__doc__ = """One value a context uses (xfer_context_get_setting): section (the backend's name), name (the
+configuration key), env (the environment variable that sets it), type ("int", "size", "bool",
+"string"), value (the value in use, as text; sizes in bytes), default (the declared default),
+help, source (ParamSource: DEFAULT, FILE, ENV, or CALIBRATION for a value derived from this
+machine's calibration), derived (False: a parameter of the backend; True: a value the backend
+derives, from the calibration or its declared default, unless the user set it). A plain tuple:
+its strings are copied out of the library at once."""
 
 _UnraisableArgs = collections.namedtuple("UnraisableHookArgs",
                                          ["exc_type", "exc_value", "exc_traceback", "err_msg", "object"])
@@ -466,6 +488,41 @@ class Context(_Handle):
         _check(lib().xfer_device_get_info(self.handle, byref(info)), "xfer_device_get_info")
         return {name: (_text(getattr(info, name)) if isinstance(getattr(info, name), bytes) else getattr(info, name))
                 for name, _ in info._fields_}
+
+    def calibrate(self, force=False):
+        """Calibrates the context's device (xfer_calibrate) and returns a Calibration: reads the
+        calibration kept for this GPU if it still holds, else (or with force=True,
+        XFER_CALIBRATE_FORCE) measures now (about a second; the device should be otherwise idle)
+        and keeps it for every later context of this GPU. This context keeps the derived values
+        it opened with (settings()); contexts opened afterwards derive theirs from the new
+        calibration. Raises xfer.Error: NOT_SUPPORTED where the backend has nothing to calibrate
+        (host), OUT_OF_MEMORY (no room for the measuring buffers), BACKEND (a CUDA call failed or
+        the file could not be written; the message names which). Thread-safe."""
+        info = _capi.xfer_calibration_info()
+        info.struct_size = ctypes.sizeof(info)
+        flags = _capi.XFER_CALIBRATE_FORCE if force else 0
+        _check(lib().xfer_calibrate(self.handle, flags, byref(info)), "xfer_calibrate")
+        return Calibration(measured=bool(info.measured), seconds=info.seconds, file=_text(info.file),
+                           json=_text(info.json))
+
+    def settings(self):
+        """The values this context uses (xfer_context_setting_count / xfer_context_get_setting), as
+        a list of Setting: its backend's parameters (derived False, as xfer.params() lists them for
+        the backend's section), then the values the backend derives (derived True: crossovers,
+        chunk and slot sizes, ... from this machine's calibration, source CALIBRATION, or their
+        declared defaults), each with where its value came from. Thread-safe."""
+        count = c_int()
+        _check(lib().xfer_context_setting_count(self.handle, byref(count)), "xfer_context_setting_count")
+        out = []
+        for i in range(count.value):
+            p = _capi.xfer_param_info()
+            derived = c_int()
+            _check(lib().xfer_context_get_setting(self.handle, i, byref(p), byref(derived)),
+                   "xfer_context_get_setting")
+            out.append(Setting(section=_text(p.section), name=_text(p.name), env=_text(p.env), type=_text(p.type),
+                               value=_text(p.value), default=_text(p.default_value), help=_text(p.help),
+                               source=_enum_or_int(ParamSource, p.source), derived=bool(derived.value)))
+        return out
 
     def alloc(self, nbytes, flags=0):
         """A new Buffer of nbytes bytes (xfer_alloc); flags: AllocFlags."""

@@ -8,7 +8,8 @@ one line to FUNCTIONS (bindings/check_coverage.py fails CI until you do).
 import ctypes
 import os
 import threading
-from ctypes import POINTER, Structure, c_char, c_char_p, c_float, c_int, c_size_t, c_uint, c_uint32, c_uint64, c_void_p
+from ctypes import (POINTER, Structure, c_char, c_char_p, c_double, c_float, c_int, c_size_t, c_uint, c_uint32,
+                    c_uint64, c_void_p)
 
 # --------------------------------------------------------------------------- constants
 # Names and values exactly as in xfer.h (the coverage check compares both).
@@ -54,6 +55,7 @@ XFER_DEVICE_KIND_CUDA = 1
 XFER_PARAM_DEFAULT = 0
 XFER_PARAM_FILE = 1
 XFER_PARAM_ENV = 2
+XFER_PARAM_CALIBRATION = 3
 
 # enum xfer_copy_path
 XFER_PATH_UNREPORTED = 0
@@ -83,7 +85,10 @@ XFER_REASON_CACHE_FULL = 5
 XFER_REASON_REGISTRATION_FAILED = 6
 XFER_REASON_CONFIGURED = 7
 XFER_REASON_SPLIT = 8
-XFER_REASON_COUNT = 9
+XFER_REASON_ONE_OFF = 9
+XFER_REASON_REUSE = 10
+XFER_REASON_MEASURED_FASTEST = 11
+XFER_REASON_COUNT = 12
 
 # enum xfer_slow_path
 XFER_SLOW_PATH_ALLOW = 0
@@ -109,6 +114,7 @@ XFER_CAP_NO_COPY = 0x4
 XFER_CAP_MIGRATES = 0x8
 XFER_REGISTER_DEFAULT = 0x0
 XFER_REGISTER_READ_ONLY = 0x1
+XFER_CALIBRATE_FORCE = 0x1
 
 # sharing buffers with other processes and libraries
 XFER_EXPORT_VERSION = 1
@@ -161,6 +167,11 @@ class xfer_param_info(Structure):
     _fields_ = [("section", c_char_p), ("name", c_char_p), ("env", c_char_p), ("type", c_char_p),
                 ("value", c_char_p), ("default_value", c_char_p), ("help", c_char_p),
                 ("source", xfer_param_source)]
+
+
+class xfer_calibration_info(Structure):
+    _fields_ = [("struct_size", c_size_t), ("measured", c_int), ("seconds", c_double), ("file", c_char_p),
+                ("json", c_char_p)]
 
 
 class xfer_registration_stats(Structure):
@@ -224,6 +235,9 @@ FUNCTIONS = {
     "xfer_close": (xfer_status, [xfer_context]),
     "xfer_context_get_info": (xfer_status, [xfer_context, P(xfer_context_info)]),
     "xfer_device_get_info": (xfer_status, [xfer_context, P(xfer_device_info)]),
+    "xfer_calibrate": (xfer_status, [xfer_context, c_uint, P(xfer_calibration_info)]),
+    "xfer_context_setting_count": (xfer_status, [xfer_context, P(c_int)]),
+    "xfer_context_get_setting": (xfer_status, [xfer_context, c_int, P(xfer_param_info), P(c_int)]),
     "xfer_alloc": (xfer_status, [xfer_context, c_size_t, c_uint, P(xfer_buffer)]),
     "xfer_free": (xfer_status, [xfer_buffer]),
     "xfer_host_ptr": (c_void_p, [xfer_buffer]),

@@ -8,7 +8,7 @@
 //! check in CI fails until you do).
 #![allow(non_camel_case_types)]
 
-use std::os::raw::{c_char, c_float, c_int, c_uint, c_void};
+use std::os::raw::{c_char, c_double, c_float, c_int, c_uint, c_void};
 
 // ---------------------------------------------------------------- constants
 pub const XFER_VERSION_MAJOR: c_int = 1;
@@ -53,6 +53,7 @@ pub type xfer_param_source = c_int;
 pub const XFER_PARAM_DEFAULT: xfer_param_source = 0;
 pub const XFER_PARAM_FILE: xfer_param_source = 1;
 pub const XFER_PARAM_ENV: xfer_param_source = 2;
+pub const XFER_PARAM_CALIBRATION: xfer_param_source = 3;
 
 pub type xfer_copy_path = c_int;
 pub const XFER_PATH_UNREPORTED: xfer_copy_path = 0;
@@ -82,7 +83,10 @@ pub const XFER_REASON_CACHE_FULL: xfer_path_reason = 5;
 pub const XFER_REASON_REGISTRATION_FAILED: xfer_path_reason = 6;
 pub const XFER_REASON_CONFIGURED: xfer_path_reason = 7;
 pub const XFER_REASON_SPLIT: xfer_path_reason = 8;
-pub const XFER_REASON_COUNT: xfer_path_reason = 9;
+pub const XFER_REASON_ONE_OFF: xfer_path_reason = 9;
+pub const XFER_REASON_REUSE: xfer_path_reason = 10;
+pub const XFER_REASON_MEASURED_FASTEST: xfer_path_reason = 11;
+pub const XFER_REASON_COUNT: xfer_path_reason = 12;
 
 pub type xfer_slow_path = c_int;
 pub const XFER_SLOW_PATH_ALLOW: xfer_slow_path = 0;
@@ -107,6 +111,7 @@ pub const XFER_CAP_NO_COPY: c_uint = 0x4;
 pub const XFER_CAP_MIGRATES: c_uint = 0x8;
 pub const XFER_REGISTER_DEFAULT: c_uint = 0x0;
 pub const XFER_REGISTER_READ_ONLY: c_uint = 0x1;
+pub const XFER_CALIBRATE_FORCE: c_uint = 0x1;
 
 // ---------------------------------------------------------------- types
 #[repr(C)]
@@ -187,6 +192,31 @@ pub struct xfer_param_info {
     pub default_value: *const c_char,
     pub help: *const c_char,
     pub source: xfer_param_source,
+}
+
+/// What `xfer_calibrate` did: set `struct_size` (`Default` does); the strings stay valid until
+/// the calling thread's next `xfer_calibrate`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct xfer_calibration_info {
+    pub struct_size: usize,
+    pub measured: c_int,
+    pub seconds: c_double,
+    pub file: *const c_char,
+    pub json: *const c_char,
+}
+
+impl Default for xfer_calibration_info {
+    /// Nothing measured, null strings, with `struct_size` set as `xfer_calibrate` wants it.
+    fn default() -> Self {
+        xfer_calibration_info {
+            struct_size: std::mem::size_of::<xfer_calibration_info>(),
+            measured: 0,
+            seconds: 0.0,
+            file: std::ptr::null(),
+            json: std::ptr::null(),
+        }
+    }
 }
 
 #[repr(C)]
@@ -349,6 +379,9 @@ extern "C" {
     pub fn xfer_close(ctx: xfer_context) -> xfer_status;
     pub fn xfer_context_get_info(ctx: xfer_context, info: *mut xfer_context_info) -> xfer_status;
     pub fn xfer_device_get_info(ctx: xfer_context, info: *mut xfer_device_info) -> xfer_status;
+    pub fn xfer_calibrate(ctx: xfer_context, flags: c_uint, info: *mut xfer_calibration_info) -> xfer_status;
+    pub fn xfer_context_setting_count(ctx: xfer_context, count: *mut c_int) -> xfer_status;
+    pub fn xfer_context_get_setting(ctx: xfer_context, index: c_int, info: *mut xfer_param_info, derived: *mut c_int) -> xfer_status;
     pub fn xfer_alloc(ctx: xfer_context, bytes: usize, flags: c_uint, buf: *mut xfer_buffer) -> xfer_status;
     pub fn xfer_free(buf: xfer_buffer) -> xfer_status;
     pub fn xfer_host_ptr(buf: xfer_buffer) -> *mut c_void;
@@ -414,5 +447,7 @@ mod tests {
         assert_eq!(size_of::<xfer_path_stats>(), 3 * 8);
         assert_eq!(size_of::<xfer_context_stats>(), 8 + 2 * 4 + 9 * 8 + XFER_PATH_COUNT as usize * 3 * 8);
         assert_eq!(size_of::<xfer_copy_record>(), 4 * 8 + 4 * 4 + 4 * 8);
+        assert_eq!(size_of::<xfer_calibration_info>(), 8 + 8 + 8 + 2 * 8); // int `measured` is padded to 8
+        assert_eq!(xfer_calibration_info::default().struct_size, 40);
     }
 }

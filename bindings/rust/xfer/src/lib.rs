@@ -25,6 +25,10 @@
 //!   library, see [`Context::take_observer_panic`]), and strict mode:
 //!   [`Context::set_slow_path`]`(`[`SlowPath::Refuse`]`)` makes a copy that would take a slow path
 //!   fail with `XFER_ERROR_SLOW_PATH`, nothing queued.
+//! - This machine's calibration, from which the CUDA backends choose each copy's path:
+//!   [`Context::calibrate`] (a [`Calibration`]; `XFER_ERROR_NOT_SUPPORTED` on `host`, which has
+//!   nothing to calibrate) and [`Context::settings`] (the values the context uses, each a
+//!   [`Setting`]: the backend's parameters, then the values it derives, with their source).
 //! - `Send`/`Sync`: the C API lets every function be called from any thread with shared handles,
 //!   so the handle types are `Send` and `Sync`; host views follow Rust's borrow rules.
 //!
@@ -317,6 +321,46 @@ pub fn params() -> Result<Vec<Param>> {
         .collect()
 }
 
+/// What [`Context::calibrate`] did (`xfer_calibration_info`), copied out of the library.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibration {
+    /// true: measured by this call; false: a kept calibration still held and was read.
+    pub measured: bool,
+    /// How long the measuring took (of the kept one, when read), in seconds.
+    pub seconds: f64,
+    /// Where it is kept; "" with calibration = off (measured, not kept).
+    pub file: String,
+    /// The calibration as JSON: its key (GPU UUID, driver, runtime, xfer version, CPU), the
+    /// curves per way and direction, the registration costs, the fill rate.
+    pub json: String,
+}
+
+/// One value a context uses (`xfer_context_get_setting`): a parameter of its backend or a value
+/// the backend derives, with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Setting {
+    /// The backend's name.
+    pub section: String,
+    /// Key in the configuration file, e.g. "pin_limit".
+    pub name: String,
+    /// Environment variable that sets it, e.g. "XFER_PINNED_PIN_LIMIT".
+    pub env: String,
+    /// "int", "size" (bytes), "bool" or "string".
+    pub type_: String,
+    /// The value the context uses, as text (sizes in bytes).
+    pub value: String,
+    /// The backend's declared default.
+    pub default_value: String,
+    /// One line of help.
+    pub help: String,
+    /// `XFER_PARAM_DEFAULT`, `XFER_PARAM_FILE`, `XFER_PARAM_ENV` or, for a derived value,
+    /// `XFER_PARAM_CALIBRATION` (from this machine's calibration).
+    pub source: sys::xfer_param_source,
+    /// false: a parameter of the backend; true: a value the backend derives (from the
+    /// calibration or its declared default, unless the user set it).
+    pub derived: bool,
+}
+
 /// Direction of a buffer copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
@@ -449,12 +493,22 @@ raw_enum! {
         Configured = sys::XFER_REASON_CONFIGURED,
         /// The part of a copy past the end of a registration made elsewhere.
         Split = sys::XFER_REASON_SPLIT,
+        /// By the calibration, the fastest way that page-locks nothing: the range was not copied
+        /// before, or not often enough for a registration to pay back.
+        OneOff = sys::XFER_REASON_ONE_OFF,
+        /// The range is copied again and, by the calibration, its registration pays back.
+        Reuse = sys::XFER_REASON_REUSE,
+        /// By the calibration, page-locking the range and copying it as DMA is the fastest way
+        /// even for this one copy.
+        MeasuredFastest = sys::XFER_REASON_MEASURED_FASTEST,
     }
 }
 
 /// Whether `bytes` (one piece) taking `path` for `reason` counts as slow (`xfer_path_is_slow`):
 /// the driver's pageable copy and a new registration, from `XFER_SLOW_PATH_MIN_BYTES` on, unless
-/// the reason is [`PathReason::BelowCrossover`].
+/// the reason says the path is the fastest one measured for the copy
+/// ([`PathReason::BelowCrossover`], [`PathReason::OneOff`], [`PathReason::Reuse`],
+/// [`PathReason::MeasuredFastest`]).
 pub fn path_is_slow(path: CopyPath, reason: PathReason, bytes: u64) -> bool {
     unsafe { sys::xfer_path_is_slow(path.raw(), reason.raw(), bytes) != 0 }
 }
@@ -756,6 +810,57 @@ impl Context {
         let mut info = std::mem::MaybeUninit::<sys::xfer_device_info>::zeroed();
         check(unsafe { sys::xfer_device_get_info(self.raw, info.as_mut_ptr()) }, "xfer_device_get_info")?;
         Ok(unsafe { info.assume_init() })
+    }
+
+    /// Calibrates the context's device (`xfer_calibrate`): reads the calibration kept for this
+    /// GPU if it still holds, else (or with `force`, `XFER_CALIBRATE_FORCE`) measures now (about a
+    /// second; the device should be otherwise idle) and keeps it for every later context of this
+    /// GPU. This context keeps the derived values it opened with ([`Context::settings`]); contexts
+    /// opened afterwards derive theirs from the new calibration. Errors:
+    /// `XFER_ERROR_NOT_SUPPORTED` (the backend has nothing to calibrate: host),
+    /// `XFER_ERROR_OUT_OF_MEMORY`, `XFER_ERROR_BACKEND` (a CUDA call failed, or the file could not
+    /// be written; the message names which).
+    pub fn calibrate(&self, force: bool) -> Result<Calibration> {
+        let mut info = sys::xfer_calibration_info::default(); // struct_size set
+        let flags = if force { sys::XFER_CALIBRATE_FORCE } else { 0 };
+        check(unsafe { sys::xfer_calibrate(self.raw, flags, &mut info) }, "xfer_calibrate")?;
+        // The strings live until this thread's next xfer_calibrate: copied now.
+        Ok(Calibration {
+            measured: info.measured != 0,
+            seconds: info.seconds,
+            file: text(info.file),
+            json: text(info.json),
+        })
+    }
+
+    /// The values this context uses (`xfer_context_setting_count` / `xfer_context_get_setting`):
+    /// its backend's parameters (`derived` false, as [`params`] lists them for the backend's
+    /// section), then the values the backend derives (`derived` true: crossovers, chunk and slot
+    /// sizes, ...), each with where its value came from.
+    pub fn settings(&self) -> Result<Vec<Setting>> {
+        let mut count: c_int = 0;
+        check(unsafe { sys::xfer_context_setting_count(self.raw, &mut count) }, "xfer_context_setting_count")?;
+        (0..count)
+            .map(|i| {
+                let mut p = std::mem::MaybeUninit::<sys::xfer_param_info>::zeroed();
+                let mut derived: c_int = 0;
+                check(unsafe { sys::xfer_context_get_setting(self.raw, i, p.as_mut_ptr(), &mut derived) },
+                      "xfer_context_get_setting")?;
+                let p = unsafe { p.assume_init() };
+                // The strings live until this thread's next call: copied now.
+                Ok(Setting {
+                    section: text(p.section),
+                    name: text(p.name),
+                    env: text(p.env),
+                    type_: text(p.type_),
+                    value: text(p.value),
+                    default_value: text(p.default_value),
+                    help: text(p.help),
+                    source: p.source,
+                    derived: derived != 0,
+                })
+            })
+            .collect()
     }
 
     /// A buffer of `bytes` bytes with a host and a device view, contents uninitialised

@@ -117,6 +117,67 @@ fn library_queries_and_threads() {
 }
 
 #[test]
+fn calibrate_on_host_is_not_supported() {
+    // host measures no copy path to choose between: refused, forced or not.
+    let ctx = host();
+    for force in [false, true] {
+        let err = ctx.calibrate(force).unwrap_err();
+        assert_eq!(err.status(), sys::XFER_ERROR_NOT_SUPPORTED, "{err}");
+        assert_eq!(err.call(), "xfer_calibrate");
+        assert!(err.message().contains("nothing to calibrate"), "{err}");
+        assert!(xfer::last_error().contains("nothing to calibrate"));
+    }
+    // The raw call: struct_size and the flags checked.
+    let mut info = sys::xfer_calibration_info { struct_size: 0, ..Default::default() };
+    assert_eq!(unsafe { sys::xfer_calibrate(ctx.as_raw(), 0, &mut info) }, sys::XFER_ERROR_INVALID_ARGUMENT);
+    assert!(xfer::last_error().contains("40 in this xfer.h"), "{}", xfer::last_error());
+    let mut info = sys::xfer_calibration_info::default();
+    assert_eq!(unsafe { sys::xfer_calibrate(ctx.as_raw(), 0x2, &mut info) }, sys::XFER_ERROR_INVALID_ARGUMENT);
+    assert!(xfer::last_error().contains("unknown flag bits"));
+    assert_eq!(unsafe { sys::xfer_calibrate(ctx.as_raw(), sys::XFER_CALIBRATE_FORCE, &mut info) },
+               sys::XFER_ERROR_NOT_SUPPORTED);
+}
+
+#[test]
+fn settings_of_a_host_context_are_its_backends_parameters() {
+    // host derives nothing: the values a context uses are the host section of params(), value for
+    // value, none of them derived.
+    let ctx = host();
+    let settings = ctx.settings().unwrap();
+    let params: Vec<_> = xfer::params().unwrap().into_iter().filter(|p| p.section == "host").collect();
+    assert!(params.iter().any(|p| p.name == "devices") && params.iter().any(|p| p.name == "device_memory"));
+    assert_eq!(settings.iter().map(|s| &s.name).collect::<Vec<_>>(), params.iter().map(|p| &p.name).collect::<Vec<_>>());
+    for (s, p) in settings.iter().zip(&params) {
+        assert!(!s.derived, "{s:?}");
+        assert_eq!(s.section, "host");
+        assert_eq!((&s.env, &s.type_, &s.value, &s.default_value, &s.help, s.source),
+                   (&p.env, &p.type_, &p.value, &p.default_value, &p.help, p.source), "{}", s.name);
+        assert_ne!(s.source, sys::XFER_PARAM_CALIBRATION);
+    }
+    // The raw calls: the count, an index out of range either way, `derived` may be null.
+    let mut count = -1;
+    assert_eq!(unsafe { sys::xfer_context_setting_count(ctx.as_raw(), &mut count) }, sys::XFER_SUCCESS);
+    assert_eq!(count as usize, settings.len());
+    let mut info = std::mem::MaybeUninit::<sys::xfer_param_info>::zeroed();
+    let mut derived = -1;
+    for index in [count, -1] {
+        let st = unsafe { sys::xfer_context_get_setting(ctx.as_raw(), index, info.as_mut_ptr(), &mut derived) };
+        assert_eq!(st, sys::XFER_ERROR_INVALID_ARGUMENT);
+        assert!(xfer::last_error().contains(&format!("index {index} is out of range")), "{}", xfer::last_error());
+    }
+    let st = unsafe { sys::xfer_context_get_setting(ctx.as_raw(), 0, std::ptr::null_mut(), &mut derived) };
+    assert_eq!(st, sys::XFER_ERROR_INVALID_ARGUMENT);
+    let st = unsafe { sys::xfer_context_get_setting(ctx.as_raw(), 0, info.as_mut_ptr(), std::ptr::null_mut()) };
+    assert_eq!(st, sys::XFER_SUCCESS);
+    let name = unsafe { std::ffi::CStr::from_ptr(info.assume_init().name) };
+    assert_eq!(name.to_str().unwrap(), settings[0].name);
+    assert_eq!(unsafe { sys::xfer_context_setting_count(ctx.as_raw(), std::ptr::null_mut()) },
+               sys::XFER_ERROR_INVALID_ARGUMENT);
+    // The same values each time.
+    assert_eq!(ctx.settings().unwrap(), settings);
+}
+
+#[test]
 fn registers_host_memory_and_unregisters() {
     let ctx = host();
     let zero = ctx.registration_stats().unwrap();

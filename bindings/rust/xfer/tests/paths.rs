@@ -27,12 +27,31 @@ fn names_of_paths_and_reasons() {
     assert_eq!(PathReason::CacheFull.name(), "cache_full");
     assert_eq!(PathReason::from_raw(sys::XFER_REASON_SPLIT), PathReason::Split);
     assert_eq!(PathReason::ALL.len(), sys::XFER_REASON_COUNT as usize);
+    for (i, r) in PathReason::ALL.iter().enumerate() {
+        assert_eq!(r.raw(), i as i32);
+        assert_ne!(r.name(), "unknown", "{r:?}");
+        assert_eq!(PathReason::ALL.iter().filter(|q| q.name() == r.name()).count(), 1, "{r:?}");
+    }
+    // The calibration's reasons.
+    assert_eq!(PathReason::OneOff.name(), "one_off");
+    assert_eq!(PathReason::Reuse.to_string(), "reuse");
+    assert_eq!(PathReason::MeasuredFastest.name(), "measured_fastest");
+    assert_eq!(PathReason::from_raw(sys::XFER_REASON_MEASURED_FASTEST), PathReason::MeasuredFastest);
+    assert_eq!(PathReason::from_raw(sys::XFER_REASON_COUNT), PathReason::Other(sys::XFER_REASON_COUNT));
+    assert_eq!(PathReason::Other(sys::XFER_REASON_COUNT).name(), "unknown");
     assert_eq!(PathReason::Other(99).name(), "unknown");
     let big = sys::XFER_SLOW_PATH_MIN_BYTES;
     assert!(path_is_slow(CopyPath::DriverPageable, PathReason::NoFasterPath, big));
     assert!(!path_is_slow(CopyPath::DriverPageable, PathReason::NoFasterPath, big - 1));
     assert!(!path_is_slow(CopyPath::DriverPageable, PathReason::BelowCrossover, 64 * big));
     assert!(!path_is_slow(CopyPath::HostMemcpy, PathReason::Memory, 64 * big));
+    // A reason that says the path is the fastest one measured for the copy makes nothing slow.
+    for reason in [PathReason::OneOff, PathReason::Reuse, PathReason::MeasuredFastest] {
+        for path in [CopyPath::DriverPageable, CopyPath::NewRegistration] {
+            assert!(!path_is_slow(path, reason, 64 * big), "{path:?} {reason:?}");
+        }
+    }
+    assert!(path_is_slow(CopyPath::NewRegistration, PathReason::FirstUse, big));
     assert_eq!(SlowPath::from_raw(sys::XFER_SLOW_PATH_REFUSE), Some(SlowPath::Refuse));
     assert_eq!(SlowPath::from_raw(3), None);
     assert_eq!(SlowPath::Warn.name(), "warn");
