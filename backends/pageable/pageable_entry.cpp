@@ -17,6 +17,10 @@ const BackendDescription kBackend{
     kParamCount,
     make_context,
     HostSharing::plain, // XFER_ALLOC_SHAREABLE: a memfd host view, staged as any pageable memory
+    kDerived,
+    kDerivedCount,
+    UserMemoryRule::unregistered, // without a calibration: the driver, or the engine from its crossover up
+    true,                         // a staging engine: the staged crossovers are derived for it
 };
 
 } // namespace

@@ -99,15 +99,8 @@ bool StagingEngine::start() noexcept {
 }
 
 xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                                bool *taken) noexcept {
+                                xfer_path_reason reason, bool *taken) noexcept {
     *taken = false;
-    // A small copy to the device goes the driver's way unless earlier work on its stream may
-    // still write the host memory it reads (the driver reads it now): then the engine orders it.
-    const bool at_risk = dir == XFER_TO_DEVICE && host_writes_.pending(stream);
-    const std::size_t staged_min = dir == XFER_TO_DEVICE ? config_.staged_min_bytes : config_.staged_min_bytes_to_host;
-    if (bytes < staged_min && !at_risk) {
-        return XFER_SUCCESS;
-    }
     if (!start()) {
         return XFER_SUCCESS;
     }
@@ -121,7 +114,7 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
     }
     std::string why;
     const xfer_status st = pipeline_->submit(device, host, bytes, dir == XFER_TO_DEVICE ? Way::to_device : Way::to_host,
-                                             stream, !config_.asynchronous, taken, &why);
+                                             stream, !config_.asynchronous, taken, &why, reason);
     if (dir == XFER_TO_HOST && !*taken) {
         host_writes_.end(stream); // nothing queued; the caller copies the direct way (or fails)
     }
@@ -132,12 +125,6 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
         return fail(st, "%s", why.c_str());
     }
     return XFER_SUCCESS;
-}
-
-xfer_path_reason StagingEngine::declined_reason(std::size_t bytes, xfer_direction dir) const noexcept {
-    const std::size_t staged_min = dir == XFER_TO_DEVICE ? config_.staged_min_bytes : config_.staged_min_bytes_to_host;
-    // Above the crossover the engine declined only when it had no room or could not start.
-    return bytes < staged_min ? XFER_REASON_BELOW_CROSSOVER : XFER_REASON_NO_FASTER_PATH;
 }
 
 xfer_status StagingEngine::take_stream_error(cudaStream_t stream) noexcept {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The pageable backend's staging engine: the context's hook for copies between pageable host
-// memory and device memory. It decides which copies are staged, owns the page-locked arena and
-// the mapped flag words, and hands staged copies to the StagingPipeline (staging_pipeline.hpp:
+// memory and device memory that the copy policy stages (src/user_memory/copy_policy.hpp in
+// cuda_common decides which). It owns the page-locked arena and the mapped flag words, and
+// hands staged copies to the StagingPipeline (staging_pipeline.hpp:
 // how a staged copy runs, and why no engine thread calls CUDA) over a CudaDeviceQueue.
 // The arena, the words and the threads are made at the context's first staged copy and kept
 // until xfer_close, never per copy.
@@ -27,14 +28,12 @@ struct EngineConfig {
     // false ("sync"): the call returns once the user's memory was read (to the device) or
     // written (to the host); true ("async"): at once, the stream waiting for the bytes.
     bool asynchronous = true;
-    std::size_t threads = 0;                  // workers (resolved: never 0 here)
-    std::size_t slots = 0;                    // page-locked slots of chunk_bytes: the arena
-    std::size_t chunk_bytes = 0;              // largest DMA chunk
-    std::chrono::microseconds linger{0};      // idle workers watch for the next copy this long, then sleep
-    std::size_t linger_workers = 0;           // at most this many of them; the others sleep at once
-    bool demote = false;                      // filled head, remainder and tail pieces leave the cores' caches
-    std::size_t staged_min_bytes = 0;         // smaller copies to the device go straight to cudaMemcpyAsync
-    std::size_t staged_min_bytes_to_host = 0; // the same to the host (the driver is slower that way)
+    std::size_t threads = 0;             // workers (resolved: never 0 here)
+    std::size_t slots = 0;               // page-locked slots of chunk_bytes: the arena
+    std::size_t chunk_bytes = 0;         // largest DMA chunk
+    std::chrono::microseconds linger{0}; // idle workers watch for the next copy this long, then sleep
+    std::size_t linger_workers = 0;      // at most this many of them; the others sleep at once
+    bool demote = false;                 // filled head, remainder and tail pieces leave the cores' caches
 };
 
 class StagingEngine final : public HostCopyHook {
@@ -45,8 +44,7 @@ class StagingEngine final : public HostCopyHook {
     ~StagingEngine() override;
 
     xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                     bool *taken) noexcept override;
-    xfer_path_reason declined_reason(std::size_t bytes, xfer_direction dir) const noexcept override;
+                     xfer_path_reason reason, bool *taken) noexcept override;
     xfer_status take_stream_error(cudaStream_t stream) noexcept override;
     void abandon(cudaStream_t stream) noexcept override;
     void stream_destroyed(cudaStream_t stream) noexcept override;

@@ -224,7 +224,7 @@ xfer_status StagingPipeline::enqueue(Job &job, std::string *why) noexcept {
 }
 
 xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host,
-                                    bool *taken, std::string *why) noexcept {
+                                    bool *taken, std::string *why, xfer_path_reason reason) noexcept {
     *taken = false;
     if (bytes == 0 || granules_ == 0) {
         return XFER_SUCCESS;
@@ -287,7 +287,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         // queued: a refusal gives the slots back (staged paths are never slow, but the policy
         // is the core's to decide).
         if (xfer_status st = plugin::take_path(wait_host ? XFER_PATH_STAGED_SYNC : XFER_PATH_STAGED,
-                                               wait_host ? XFER_REASON_CONFIGURED : XFER_REASON_MEMORY, bytes)) {
+                                               wait_host ? XFER_REASON_CONFIGURED : reason, bytes)) {
             release_locked(*job);
             return st;
         }

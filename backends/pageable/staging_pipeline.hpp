@@ -142,8 +142,10 @@ class StagingPipeline {
     // A failure: the status and *why, with *taken true if the pipeline had taken the copy (it
     // then calls host_writes_done itself); a failure while queuing leaves what was queued
     // harmless (its waits opened), and no worker touches the user's memory after the call.
+    // `reason`: why the copy is staged (the copy policy's), its path record's reason unless
+    // `wait_host` (then XFER_REASON_CONFIGURED: staging = sync chose that path).
     xfer_status submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host, bool *taken,
-                       std::string *why) noexcept;
+                       std::string *why, xfer_path_reason reason = XFER_REASON_NO_FASTER_PATH) noexcept;
 
     // Gives up every unfinished copy on `stream` (nullptr: on every stream) after its stream or
     // the device failed, and returns once no worker touches their memory any more: the caller

@@ -9,11 +9,11 @@
  * copied back through xfer and compared.
  * The backend comes from XFER_BACKEND / XFER_CONFIG (pinned or pageable: the ones that export).
  * Usage: example_nccl [bytes]    Exit status 0 and "verified" when every byte arrived. */
+#include <nccl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <nccl.h>
 #include <xfer/xfer.h>
 
 static int xfer_failed(const char *what, xfer_status st) {
@@ -90,7 +90,8 @@ int main(int argc, char **argv) {
     if ((r = ncclCommDestroy(comm)) != ncclSuccess) return nccl_failed("ncclCommDestroy", r);
     if ((st = xfer_close(ctx)) != XFER_SUCCESS) return xfer_failed("xfer_close", st);
     if (bad != 0) {
-        fprintf(stderr, "example_nccl: %zu of %zu bytes differ after ncclSend/ncclRecv and ncclAllReduce\n", bad, bytes);
+        fprintf(stderr, "example_nccl: %zu of %zu bytes differ after ncclSend/ncclRecv and ncclAllReduce\n", bad,
+                bytes);
         return 1;
     }
     printf("example_nccl: %zu bytes verified (xfer_copy, ncclSend/ncclRecv, ncclAllReduce, xfer_copy)\n", bytes);

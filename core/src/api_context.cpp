@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "calibration_scope.hpp"
 #include "config.hpp"
 #include "error.hpp"
 #include "fork_support.hpp"
@@ -116,6 +117,9 @@ XFER_API xfer_status xfer_open(const char *backend, int device, xfer_context *ct
         record->stats.configure_log(cfg.log_file, msg(plugin.name, ":", index));
         if (cfg.log_copies) record->stats.observe_with_log();
         if (cfg.slow_path == "warn") record->stats.ensure_log();
+        record->params = cfg.backend_settings(plugin.name);
+        record->derived = cfg.backend_derived(plugin.name);
+        const CalibrationScope calibration(cfg.calibration);
         call_backend(plugin, "xfer_open", "context_create",
                      [&] { return plugin.table.context_create(index, values.data(), values.size(), &record->native); });
         *ctx = reinterpret_cast<xfer_context>(adopt(record, "xfer_open"));

@@ -20,7 +20,8 @@ constexpr const char *kPathNames[] = {"unreported",       "host_memcpy",     "pi
 static_assert(sizeof kPathNames / sizeof kPathNames[0] == XFER_PATH_COUNT, "a name for every xfer_copy_path");
 
 constexpr const char *kReasonNames[] = {"memory",     "below_crossover",     "no_faster_path", "first_use", "cache_hit",
-                                        "cache_full", "registration_failed", "configured",     "split"};
+                                        "cache_full", "registration_failed", "configured",     "split",     "one_off",
+                                        "reuse",      "measured_fastest"};
 static_assert(sizeof kReasonNames / sizeof kReasonNames[0] == XFER_REASON_COUNT, "a name for every xfer_path_reason");
 
 } // namespace
@@ -39,7 +40,10 @@ XFER_API const char *xfer_path_reason_name(xfer_path_reason reason) {
 
 XFER_API int xfer_path_is_slow(xfer_copy_path path, xfer_path_reason reason, uint64_t bytes) {
     const bool slow_kind = path == XFER_PATH_DRIVER_PAGEABLE || path == XFER_PATH_NEW_REGISTRATION;
-    return slow_kind && bytes >= XFER_SLOW_PATH_MIN_BYTES && reason != XFER_REASON_BELOW_CROSSOVER ? 1 : 0;
+    // The reasons that say the path is the fastest one measured for the copy.
+    const bool measured = reason == XFER_REASON_BELOW_CROSSOVER || reason == XFER_REASON_ONE_OFF ||
+                          reason == XFER_REASON_REUSE || reason == XFER_REASON_MEASURED_FASTEST;
+    return slow_kind && bytes >= XFER_SLOW_PATH_MIN_BYTES && !measured ? 1 : 0;
 }
 
 XFER_API xfer_status xfer_context_get_stats(xfer_context ctx, xfer_context_stats *stats) {

@@ -13,10 +13,11 @@ namespace {
 
 // getenv, with an empty value treated as unset (so `XFER_BACKEND= prog` means "not set").
 // secure_getenv: in a set-user-ID or set-group-ID process the variables that choose code to
-// load or files to read (XFER_PLUGIN_PATH, XFER_CONFIG) are ignored, as the dynamic loader
+// load or files to read and write (XFER_PLUGIN_PATH, XFER_CONFIG, XFER_LOG_FILE, XFER_CALIBRATION) are ignored, as the dynamic loader
 // ignores LD_LIBRARY_PATH there; the others only choose among what that code offers.
 std::optional<std::string> env(const std::string &name) {
-    const bool selects_code = name == "XFER_PLUGIN_PATH" || name == "XFER_CONFIG" || name == "XFER_LOG_FILE";
+    const bool selects_code =
+        name == "XFER_PLUGIN_PATH" || name == "XFER_CONFIG" || name == "XFER_LOG_FILE" || name == "XFER_CALIBRATION";
     const char *value = selects_code ? secure_getenv(name.c_str()) : std::getenv(name.c_str());
     if (value == nullptr || *value == '\0') return std::nullopt;
     return std::string(value);
@@ -60,10 +61,10 @@ void check_top_level_keys(const ConfigFile &file) {
     for (const ConfigEntry &e : file.entries) {
         if (!e.section.empty()) continue;
         if (e.key != "backend" && e.key != "device" && e.key != "plugin_path" && e.key != "slow_path" &&
-            e.key != "log" && e.key != "log_file") {
+            e.key != "log" && e.key != "log_file" && e.key != "calibration") {
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key,
-                  "' (top-level keys are backend, device, plugin_path, slow_path, log, log_file; backend parameters go "
-                  "in a [backend] section)");
+                  "' (top-level keys are backend, device, plugin_path, slow_path, log, log_file, calibration; backend "
+                  "parameters go in a [backend] section)");
         }
     }
 }
@@ -89,10 +90,14 @@ void check_section_keys(const ConfigFile &file, const Discovery &discovery) {
         if (!p.loaded()) continue;
         bool declared = false;
         for (std::size_t i = 0; i < p.table.param_count && !declared; ++i) declared = e.key == p.table.params[i].name;
+        for (std::size_t i = 0; i < p.table.derived_count && !declared; ++i)
+            declared = e.key == p.table.derived[i].name;
         if (!declared) {
             std::string known;
             for (std::size_t i = 0; i < p.table.param_count; ++i)
                 known += (known.empty() ? "" : ", ") + std::string(p.table.params[i].name);
+            for (std::size_t i = 0; i < p.table.derived_count; ++i)
+                known += (known.empty() ? "" : ", ") + std::string(p.table.derived[i].name) + " (derived)";
             raise(XFER_ERROR_CONFIG, where(file, e), ": unknown key '", e.key, "' in section [", e.section,
                   "] (backend '", e.section, "' declares: ", known.empty() ? "no parameters" : known, ")");
         }
@@ -149,7 +154,36 @@ std::vector<std::pair<std::string, std::string>> EffectiveConfig::backend_params
     for (const Setting &s : settings) {
         if (s.section == backend) out.emplace_back(s.name, s.value);
     }
+    for (const Setting &s : derived) {
+        if (s.section == backend && s.source != XFER_PARAM_DEFAULT) out.emplace_back(s.name, s.value);
+    }
     return out;
+}
+
+std::vector<Setting> EffectiveConfig::backend_settings(const std::string &backend) const {
+    std::vector<Setting> out;
+    for (const Setting &s : settings)
+        if (s.section == backend) out.push_back(s);
+    return out;
+}
+
+std::vector<Setting> EffectiveConfig::backend_derived(const std::string &backend) const {
+    std::vector<Setting> out;
+    for (const Setting &s : derived)
+        if (s.section == backend) out.push_back(s);
+    return out;
+}
+
+namespace {
+constexpr const char *kCalibrationHelp =
+    "where calibrations of this machine's copies are kept, one file per GPU: empty = $XDG_CACHE_HOME/xfer (else "
+    "~/.cache/xfer), a folder, or off = none (the backends' declared defaults decide)";
+}
+
+std::string calibration_setting_now() {
+    ConfigFile file;
+    if (auto path = env("XFER_CONFIG")) file = read_config_file(*path);
+    return string_setting(file, "calibration", "XFER_CALIBRATION", "", kCalibrationHelp).value;
 }
 
 EffectiveConfig load_effective_config(const char *requested, Opening opening) {
@@ -214,38 +248,44 @@ EffectiveConfig load_effective_config(const char *requested, Opening opening) {
     cfg.slow_path = slow_path.value;
     cfg.log_copies = log.value == "copies";
     cfg.log_file = log_file.value;
+    Setting calibration = string_setting(file, "calibration", "XFER_CALIBRATION", "", kCalibrationHelp);
+    cfg.calibration = calibration.value;
 
-    cfg.settings = {backend, device, plugin_path, slow_path, log, log_file};
+    cfg.settings = {backend, device, plugin_path, slow_path, log, log_file, calibration};
     const std::string only = opening == Opening::every                    ? std::string()
                              : requested != nullptr && *requested != '\0' ? std::string(requested)
                                                                           : cfg.backend;
     cfg.discovery = discover_backends(dirs, only, default_dir);
     check_section_keys(file, cfg.discovery);
 
+    // A declared value (parameter or derived) with what the file and the environment set.
+    const auto declared_setting = [&](const Plugin &p, const xfer_backend_param &decl) {
+        Setting s;
+        s.section = p.name;
+        s.name = decl.name;
+        s.env = param_env_name(p.name, decl.name);
+        s.type = decl.type;
+        s.default_value = decl.default_value;
+        s.help = decl.help != nullptr ? decl.help : "";
+        std::string why;
+        s.value = normalize_value(decl.type, decl.default_value, &why).value_or(decl.default_value);
+        if (const ConfigEntry *e = find_in_section(file, p.name, decl.name)) {
+            s.value = file_value(file, *e, decl.type);
+            s.source = XFER_PARAM_FILE;
+        }
+        if (auto v = env(s.env)) {
+            s.value = env_value(s.env, *v, decl.type);
+            s.source = XFER_PARAM_ENV;
+        }
+        return s;
+    };
     for (const FoundBackend &b : cfg.discovery.backends) {
         const Plugin &p = *b.plugin;
         if (!p.loaded()) continue;
-        for (std::size_t i = 0; i < p.table.param_count; ++i) {
-            const xfer_backend_param &decl = p.table.params[i];
-            Setting s;
-            s.section = p.name;
-            s.name = decl.name;
-            s.env = param_env_name(p.name, decl.name);
-            s.type = decl.type;
-            s.default_value = decl.default_value;
-            s.help = decl.help != nullptr ? decl.help : "";
-            std::string why;
-            s.value = normalize_value(decl.type, decl.default_value, &why).value_or(decl.default_value);
-            if (const ConfigEntry *e = find_in_section(file, p.name, decl.name)) {
-                s.value = file_value(file, *e, decl.type);
-                s.source = XFER_PARAM_FILE;
-            }
-            if (auto v = env(s.env)) {
-                s.value = env_value(s.env, *v, decl.type);
-                s.source = XFER_PARAM_ENV;
-            }
-            cfg.settings.push_back(std::move(s));
-        }
+        for (std::size_t i = 0; i < p.table.param_count; ++i)
+            cfg.settings.push_back(declared_setting(p, p.table.params[i]));
+        for (std::size_t i = 0; i < p.table.derived_count; ++i)
+            cfg.derived.push_back(declared_setting(p, p.table.derived[i]));
     }
     for (FoundBackend &b : cfg.discovery.backends) probe_with_params(b, cfg.backend_params(b.plugin->name));
     return cfg;

@@ -10,22 +10,11 @@
 #include <vector>
 
 #include "plugin_registry.hpp"
+#include "setting.hpp"
 #include "xfer_config/config_file.hpp"
 #include <xfer/xfer.h>
 
 namespace xfer::core {
-
-// One row of xfer_param_get_info.
-struct Setting {
-    std::string section; // "" for top-level keys, else the backend name
-    std::string name;
-    std::string env;
-    std::string type;
-    std::string value; // canonical: sizes in bytes, bools 0/1
-    std::string default_value;
-    std::string help;
-    xfer_param_source source = XFER_PARAM_DEFAULT;
-};
 
 struct EffectiveConfig {
     ConfigFile file;
@@ -35,11 +24,23 @@ struct EffectiveConfig {
     std::string slow_path = "allow"; // allow | warn | refuse (key slow_path, XFER_SLOW_PATH)
     bool log_copies = false;         // key log = copies (XFER_LOG)
     std::string log_file;            // key log_file (XFER_LOG_FILE); "": stderr
+    std::string calibration;         // key calibration (XFER_CALIBRATION): "", "off" or a folder
     std::vector<Setting> settings;   // top-level keys, then each loaded backend's parameters
+    // Each loaded backend's derived values (plugin ABI 1.8), as a user set them (source FILE or
+    // ENV) or not at all (DEFAULT, value the declared default): xfer_context_get_setting's rows.
+    std::vector<Setting> derived;
 
-    // Canonical values of one backend's parameters, in declaration order.
+    // Canonical values of one backend's parameters, in declaration order, then the derived
+    // values the user set (a backend derives the others itself).
     std::vector<std::pair<std::string, std::string>> backend_params(const std::string &backend) const;
+    // The rows of `settings` (or of `derived`) of one backend.
+    std::vector<Setting> backend_settings(const std::string &backend) const;
+    std::vector<Setting> backend_derived(const std::string &backend) const;
 };
+
+// The effective `calibration` setting alone (XFER_CONFIG's key, then XFER_CALIBRATION), for
+// xfer_calibrate: no plugin is looked for.
+std::string calibration_setting_now();
 
 // Reads everything; throws Error (XFER_ERROR_CONFIG) naming the key, value and line (or the
 // environment variable) that is wrong. `requested` (xfer_open's backend argument, NULL when

@@ -46,13 +46,20 @@ const char *reason_text(xfer_path_reason reason) noexcept {
     case XFER_REASON_CACHE_HIT:
         return "a range already in the registration cache";
     case XFER_REASON_CACHE_FULL:
-        return "the registration cache is full (registration_cache)";
+        return "page-locking the range would exceed pin_limit (or RLIMIT_MEMLOCK)";
     case XFER_REASON_REGISTRATION_FAILED:
         return "cudaHostRegister refused the range";
     case XFER_REASON_CONFIGURED:
         return "a backend parameter chose this path";
     case XFER_REASON_SPLIT:
         return "the copy runs past the end of a registration made elsewhere";
+    case XFER_REASON_ONE_OFF:
+        return "by this machine's calibration the fastest way that page-locks nothing (the range was not copied "
+               "often enough for a registration to pay back)";
+    case XFER_REASON_REUSE:
+        return "the range is copied again and, by the calibration, its registration pays back";
+    case XFER_REASON_MEASURED_FASTEST:
+        return "by the calibration, page-locking the range and copying it as DMA is the fastest way even for one copy";
     default:
         return "no reason given";
     }

@@ -23,6 +23,7 @@
 #include <mutex>
 #include <type_traits>
 #include <unordered_set>
+#include <vector>
 
 #include "copy_paths.hpp"
 #include "error.hpp"
@@ -32,6 +33,7 @@
 #include "lifetime_gate.hpp"
 #include "memory_events.hpp"
 #include "plugin_registry.hpp"
+#include "setting.hpp"
 #include "thread_lasting.hpp"
 #include <xfer/xfer.h>
 
@@ -63,6 +65,10 @@ struct Context {
     CopyStats stats;
     // Its memory observer (memory_events.hpp).
     MemoryEvents memory_events;
+    // Its backend's parameters and derived values as xfer_open read them (set before the
+    // handle is published, never changed): xfer_context_get_setting's rows.
+    std::vector<Setting> params;
+    std::vector<Setting> derived;
 
     const xfer_backend_table &table() const { return plugin->table; }
     const std::string &name() const { return plugin->name; }

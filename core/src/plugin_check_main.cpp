@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
                                                  &ignore_error,
                                                  nullptr,
                                                  nullptr,
+                                                 nullptr,
                                                  nullptr};
             (void)entry(&services);
         }

@@ -19,6 +19,7 @@
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
+#include "calibration_scope.hpp"
 #include "copy_paths.hpp"
 #include "error.hpp"
 #include "fork_support.hpp"
@@ -33,7 +34,7 @@ namespace fs = std::filesystem;
 
 const xfer_core_services kServices = {
     sizeof(xfer_core_services), XFER_BACKEND_ABI_MAJOR,       XFER_BACKEND_ABI_MINOR,  &plugin_set_error,
-    &CopyCall::take_path,       &CopyCall::note_registration, &CopyCall::path_refused,
+    &CopyCall::take_path,       &CopyCall::note_registration, &CopyCall::path_refused, &calibration_setting_service,
 };
 
 // A plugin record together with the library that must stay loaded for its table to be valid.

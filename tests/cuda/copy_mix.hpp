@@ -39,6 +39,7 @@ struct Thresholds {
     EnvGuard registration_min{"XFER_PINNED_REGISTRATION_MIN", "1048576"};
     EnvGuard managed_to_host{"XFER_MANAGED_TO_HOST", "prefetch"};
     EnvGuard policy{"XFER_SLOW_PATH", nullptr};
+    EnvGuard calibration{"XFER_CALIBRATION", "off"}; // the declared defaults decide
 };
 
 struct PathCount {

@@ -25,6 +25,9 @@
 #include <xfer/xfer.h>
 
 namespace {
+// No calibration of the machine decides here: the faults are injected into the declared
+// defaults' paths, and no child spends a second measuring (set before main, overwriting nothing).
+const bool calibration_off_by_default = ::setenv("XFER_CALIBRATION", "off", 0) == 0;
 
 constexpr int kNoGpu = 77;
 
@@ -182,6 +185,9 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
             // Set before fork: the child inherits it before its first CUDA call. Module loading
             // stays CUDA's default (lazy): the engine's threads make no CUDA call to get stuck.
             ::setenv("XFER_PAGEABLE_STAGING", mode, 1);
+            // Every copy of the range staged: a copy of the same range again must not become a
+            // registered DMA (the engine is what this test faults).
+            ::setenv("XFER_PAGEABLE_PATH", "staged", 1);
             in_child([&] {
                 const std::size_t n = std::size_t(256) << 20;
                 xfer_context ctx = nullptr;
@@ -224,6 +230,7 @@ TEST(GpuStagedFaults, FaultInTheMiddleOfAStagedCopyIsReportedWithoutHang) {
                 (void)xfer_close(ctx);
             });
             ::unsetenv("XFER_PAGEABLE_STAGING");
+            ::unsetenv("XFER_PAGEABLE_PATH");
         }
     }
 }

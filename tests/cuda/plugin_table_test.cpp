@@ -94,27 +94,49 @@ TEST_P(PluginTable, EntryPointReturnsTheSameTableEveryTime) {
 
 INSTANTIATE_TEST_SUITE_P(CudaBackends, PluginTable, ::testing::ValuesIn(xfer::test::kCudaBackends), param_name);
 
-TEST(PluginTablePageable, DeclaresItsStagingParameters) {
+TEST(PluginTablePageable, DeclaresFewParametersAndDerivesTheRest) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    // Its own nine, then the batch parameters every CUDA backend declares (packed_batch.hpp).
-    ASSERT_EQ(12u, plugin.table->param_count);
+    // What a user owns: `staging`, then what every CUDA backend declares (path, pin_limit,
+    // host_threads). At most five.
+    ASSERT_EQ(4u, plugin.table->param_count);
     const xfer_backend_param *p = plugin.table->params;
-    EXPECT_STREQ("batch_pack_max", p[9].name);
-    EXPECT_STREQ("batch_staging", p[10].name);
-    EXPECT_STREQ("batch_host_threads", p[11].name);
-    const char *const names[] = {"staging",          "staging_threads",          "staging_slots",
-                                 "chunk_size",       "staging_linger_us",        "staging_linger_workers",
-                                 "staged_min_bytes", "staged_min_bytes_to_host", "staging_demote"};
-    const char *const types[] = {"string", "int", "int", "size", "int", "int", "size", "size", "bool"};
-    for (std::size_t i = 0; i < 9; ++i) {
+    const char *const names[] = {"staging", "path", "pin_limit", "host_threads"};
+    const char *const types[] = {"string", "string", "size", "int"};
+    for (std::size_t i = 0; i < 4; ++i) {
         EXPECT_STREQ(names[i], p[i].name);
         EXPECT_STREQ(types[i], p[i].type);
         EXPECT_GT(std::strlen(p[i].help), 10u);
     }
-    EXPECT_STREQ("0", p[1].default_value) << "0 = chosen from the machine";
-    EXPECT_STREQ("0", p[2].default_value) << "0 = one per worker";
-    EXPECT_STREQ("1", p[8].default_value) << "the head, remainder and tail are demoted unless turned off";
+    EXPECT_STREQ("auto", p[1].default_value);
+    EXPECT_STREQ("0", p[3].default_value) << "0 = one per hardware thread but one";
+    // What it derives: the engine's sizes, then the staged crossovers, registration_min and
+    // the batch values every CUDA backend derives.
+    const char *const derived[] = {
+        "staging_threads",        "staging_slots",  "chunk_size",       "staging_linger_us",
+        "staging_linger_workers", "staging_demote", "staged_min_bytes", "staged_min_bytes_to_host",
+        "registration_min",       "batch_pack_max", "batch_staging",    "batch_host_threads"};
+    ASSERT_EQ(sizeof derived / sizeof derived[0], plugin.table->derived_count);
+    for (std::size_t i = 0; i < plugin.table->derived_count; ++i) {
+        EXPECT_STREQ(derived[i], plugin.table->derived[i].name);
+        EXPECT_GT(std::strlen(plugin.table->derived[i].help), 10u);
+    }
+    EXPECT_STREQ("1", plugin.table->derived[5].default_value)
+        << "the head, remainder and tail are demoted unless turned off";
+    EXPECT_NE(nullptr, plugin.table->context_derived_value);
+    EXPECT_NE(nullptr, plugin.table->context_calibrate);
+}
+
+TEST(PluginTablePinned, DeclaresOnlyTheCommonParameters) {
+    const auto plugin = load_plugin_directly("pinned");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    ASSERT_EQ(3u, plugin.table->param_count);
+    EXPECT_STREQ("path", plugin.table->params[0].name);
+    EXPECT_STREQ("pin_limit", plugin.table->params[1].name);
+    EXPECT_STREQ("host_threads", plugin.table->params[2].name);
+    // No staging engine: no staged crossovers among its derived values.
+    for (std::size_t i = 0; i < plugin.table->derived_count; ++i)
+        EXPECT_STRNE("staged_min_bytes", plugin.table->derived[i].name);
 }
 
 TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
@@ -125,10 +147,13 @@ TEST(PluginTablePageable, RefusesBadParametersBeforeTouchingTheDevice) {
         const char *value;
     } const cases[] = {{"staging_threads", "257"},   {"staging_threads", "-3"},
                        {"chunk_size", "12abc"},      {"chunk_size", "1024"},
-                       {"chunk_size", "2147483648"}, {"staging", "2"},
+                       {"chunk_size", "2147483648"}, {"staging", "off"},
                        {"staging_slots", "99999"},   {"staging_linger_us", "1000001"},
                        {"staging_linger_us", "-1"},  {"staging_linger_workers", "257"},
-                       {"staging_demote", "2"},      {"staging_demote", "-1"}};
+                       {"staging_demote", "2"},      {"staging_demote", "-1"},
+                       {"path", "fastest"},          {"pin_limit", "lots"},
+                       {"host_threads", "257"},      {"staged_min_bytes", "-1"},
+                       {"registration_min", "x"},    {"batch_host_threads", "0"}};
     for (const auto &c : cases) {
         xfer::test::reset_captured_error();
         const xfer_backend_param_value values[] = {{c.name, c.value}};
@@ -155,33 +180,47 @@ TEST(PluginTablePageable, AcceptsFewerSlotsThanWorkers) {
     }
 }
 
-TEST(PluginTablePageable, AcceptsStagingOffToTurnTheEngineOff) {
+TEST(PluginTablePageable, AcceptsEveryPathOverride) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
-    xfer::test::reset_captured_error();
-    const xfer_backend_param_value values[] = {{"staging", "off"}, {"chunk_size", "4096"}};
-    void *ctx = nullptr;
-    const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
-    // The values pass; what follows depends on the machine: a context where there is a
-    // device, the no-device status here. Never a configuration error.
-    EXPECT_NE(XFER_ERROR_CONFIG, st) << xfer::test::captured_error().message;
-    if (st == XFER_SUCCESS) {
-        ASSERT_NE(nullptr, ctx);
-        EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer::test::captured_error().message;
-    } else {
-        EXPECT_TRUE(st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_BACKEND_UNAVAILABLE)
-            << st << ": " << xfer::test::captured_error().message;
+    for (const char *path : {"auto", "driver", "staged", "registered"}) {
+        xfer::test::reset_captured_error();
+        const xfer_backend_param_value values[] = {{"path", path}, {"chunk_size", "4096"}};
+        void *ctx = nullptr;
+        const xfer_status st = plugin.table->context_create(0, values, 2, &ctx);
+        // The values pass; what follows depends on the machine: a context where there is a
+        // device, the no-device status here. Never a configuration error.
+        EXPECT_NE(XFER_ERROR_CONFIG, st) << path << ": " << xfer::test::captured_error().message;
+        if (st == XFER_SUCCESS) {
+            ASSERT_NE(nullptr, ctx);
+            EXPECT_EQ(XFER_SUCCESS, plugin.table->context_destroy(ctx)) << xfer::test::captured_error().message;
+        } else {
+            EXPECT_TRUE(st == XFER_ERROR_NO_DEVICE || st == XFER_ERROR_BACKEND_UNAVAILABLE)
+                << st << ": " << xfer::test::captured_error().message;
+        }
     }
 }
 
-TEST(PluginTablePageable, HelpSaysWhatTheStagingParametersDo) {
+TEST(PluginTablePinned, RefusesTheStagedPathItHasNoEngineFor) {
+    const auto plugin = load_plugin_directly("pinned");
+    ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
+    xfer::test::reset_captured_error();
+    const xfer_backend_param_value values[] = {{"path", "staged"}};
+    void *ctx = nullptr;
+    EXPECT_EQ(XFER_ERROR_CONFIG, plugin.table->context_create(0, values, 1, &ctx));
+    EXPECT_NE(std::string::npos, xfer::test::captured_error().message.find("no staging engine"))
+        << xfer::test::captured_error().message;
+}
+
+TEST(PluginTablePageable, HelpSaysWhatTheParametersDo) {
     const auto plugin = load_plugin_directly("pageable");
     ASSERT_NE(nullptr, plugin.table) << plugin.load_error;
     const std::string staging_help = plugin.table->params[0].help;
-    const std::string threads_help = plugin.table->params[1].help;
-    const std::string slots_help = plugin.table->params[2].help;
-    EXPECT_NE(std::string::npos, staging_help.find("off = every copy goes straight")) << staging_help;
+    const std::string path_help = plugin.table->params[1].help;
+    const std::string threads_help = plugin.table->derived[0].help;
+    const std::string slots_help = plugin.table->derived[1].help;
     EXPECT_NE(std::string::npos, staging_help.find("async")) << staging_help;
+    EXPECT_NE(std::string::npos, path_help.find("calibration")) << path_help;
     EXPECT_NE(std::string::npos, threads_help.find("0 = one per hardware thread")) << threads_help;
     EXPECT_NE(std::string::npos, slots_help.find("page-locked")) << slots_help;
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The registration cache's bookkeeping (backends/pinned): LRU order under the byte limit,
+// The registration cache's bookkeeping (backends/cuda_common/src/user_memory): LRU order under the byte limit,
 // range lookup, and the page identity that keeps a freed and re-mapped range from hitting a
 // stale registration. No device needed (cuda_unit).
 #include <sys/mman.h>
@@ -9,10 +9,10 @@
 
 #include <gtest/gtest.h>
 
-#include "page_frames.hpp"
-#include "registration_lru.hpp"
+#include "user_memory/page_frames.hpp"
+#include "user_memory/registration_lru.hpp"
 
-namespace xfer::cuda::pinned {
+namespace xfer::cuda::user_memory {
 namespace {
 
 CachedRange range(std::uintptr_t start, std::size_t bytes) {

@@ -24,9 +24,10 @@ struct StagingCase {
     const char *staging_threads;            // nullptr: the declared default (auto)
     const char *chunk_size;                 // nullptr: the declared default
     std::size_t chunk_bytes;                // what chunk_size means, for sizes around it
-    const char *staging = nullptr;          // nullptr: the declared default (async); "sync"; "off": the direct path
+    const char *staging = nullptr;          // nullptr: the declared default (async); "sync"
     const char *staging_slots = nullptr;    // nullptr: the declared default (auto)
     const char *staged_min_bytes = nullptr; // both directions' thresholds; "0": every copy staged
+    const char *path = nullptr;             // nullptr: auto; "driver": the direct path
 };
 
 // Sets an environment variable for a scope and puts the old value (or its absence) back.
@@ -43,6 +44,7 @@ class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
             ScopedEnv slots("XFER_PAGEABLE_STAGING_SLOTS", GetParam().staging_slots);
             ScopedEnv staged_min("XFER_PAGEABLE_STAGED_MIN_BYTES", GetParam().staged_min_bytes);
             ScopedEnv staged_min_to_host("XFER_PAGEABLE_STAGED_MIN_BYTES_TO_HOST", GetParam().staged_min_bytes);
+            ScopedEnv path("XFER_PAGEABLE_PATH", GetParam().path);
             ASSERT_XFER_OK(xfer_open("pageable", 0, &ctx_));
         }
         ASSERT_XFER_OK(xfer_stream_create(ctx_, &stream_));
@@ -74,13 +76,13 @@ class StagedCopyTest : public ::testing::TestWithParam<StagingCase> {
 
 // Default configuration (async); the asynchronous mode named; small chunks (many per copy),
 // three slots for three workers and every copy staged, the smallest too; one worker with
-// chunks that are not a power of two; the engine off (the direct path); the synchronous mode.
+// chunks that are not a power of two; every copy to the driver (path = driver); the synchronous mode.
 inline const StagingCase kStagingCases[] = {
     {"default", nullptr, nullptr, 8u << 20},
     {"async", nullptr, nullptr, 8u << 20, "async"},
     {"async_chunk1MiB_threads3_slots3_all_staged", "3", "1MiB", 1u << 20, "async", "3", "0"},
     {"chunk700KiB_threads1", "1", "700KiB", 700u << 10},
-    {"staging_off", nullptr, nullptr, 4u << 20, "off"},
+    {"driver_path", nullptr, nullptr, 4u << 20, nullptr, nullptr, nullptr, "driver"},
     {"sync", nullptr, nullptr, 8u << 20, "sync"},
 };
 

@@ -9,6 +9,13 @@
 
 namespace xfer::test {
 
+namespace {
+// The CUDA suite checks the paths of the backends' declared defaults: no calibration of the
+// machine decides for its contexts unless a test sets XFER_CALIBRATION itself (the calibrated
+// choice has its own tests: gpu_user_memory_test.cpp). Set before main(), overwriting nothing.
+const bool calibration_off_by_default = ::setenv("XFER_CALIBRATION", "off", 0) == 0;
+} // namespace
+
 std::uint64_t fresh_seed() {
     std::random_device rd;
     return (static_cast<std::uint64_t>(rd()) << 32) ^ rd();

@@ -108,7 +108,7 @@ TEST(Cli, PeerIsNamedNotPartOfAllAndDeviceAllRunsEveryDevice) {
 
 TEST(Cli, BadInputSaysWhatIsWrong) {
     EXPECT_EQ(usage_error({"frobnicate"}),
-              "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench)");
+              "unknown command 'frobnicate' (commands: list, run, compare, plot, diff, bench, calibrate)");
     EXPECT_EQ(
         usage_error({"run"}),
         "run needs a workflow: all, roundtrip, sync-async, bandwidth, vector-add, overlap, batching, access, peer");

@@ -273,9 +273,10 @@ typedef struct xfer_context_info {
 
 /** Where a configuration value came from. */
 typedef enum xfer_param_source {
-    XFER_PARAM_DEFAULT = 0, /**< the backend's declared default */
-    XFER_PARAM_FILE = 1,    /**< the XFER_CONFIG file */
-    XFER_PARAM_ENV = 2,     /**< an environment variable */
+    XFER_PARAM_DEFAULT = 0,     /**< the backend's declared default */
+    XFER_PARAM_FILE = 1,        /**< the XFER_CONFIG file */
+    XFER_PARAM_ENV = 2,         /**< an environment variable */
+    XFER_PARAM_CALIBRATION = 3, /**< derived from this machine's calibration (xfer_calibrate) */
     XFER_PARAM_SOURCE_FORCE_INT32 = 0x7fffffff
 } xfer_param_source;
 
@@ -390,6 +391,72 @@ XFER_API xfer_status xfer_context_get_info(xfer_context ctx, xfer_context_info *
     Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT, XFER_ERROR_BACKEND. */
 XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *info);
 
+/* ------------------------------------------ calibration and derived values */
+
+/*
+ * Copies of user (pageable) host memory choose their path per copy from measurements of this
+ * machine, not from knobs: the driver's copy, the pageable backend's staging engine, or
+ * page-locking the range (cudaHostRegister) when the range is copied again and the registration
+ * pays back. The measurements (a calibration: the DMA rate from page-locked memory, the
+ * driver's pageable copy and the staging engine per size and direction, what a registration
+ * costs per call and per byte, one thread's fill rate) are taken once per GPU, in about a
+ * second, the first time a CUDA backend opens that GPU, and kept in a file (the `calibration`
+ * key, XFER_CALIBRATION: a folder, "" for $XDG_CACHE_HOME/xfer or ~/.cache/xfer, or "off")
+ * named by the GPU's UUID. The file holds while the GPU, the driver, xfer's version and the
+ * host's CPU are unchanged; a change makes the next open measure again. With "off", or where
+ * measuring fails, the backends' declared defaults decide.
+ *
+ * A backend's values split in two: the parameters a user owns (limits such as pin_limit and
+ * host_threads, and `path`, an override that forces one path), and the values the backend
+ * derives (crossovers, chunk and slot sizes, ...) from the calibration or its declared
+ * defaults. A derived value may still be set like a parameter (config key, environment
+ * variable): experts and tests pin one that way. xfer_context_get_setting lists both kinds for
+ * an open context with where each value came from.
+ */
+
+/** xfer_calibrate: measure even when a calibration that still holds is kept. */
+#define XFER_CALIBRATE_FORCE 0x1u
+
+/** What xfer_calibrate did. Size-prefixed: set struct_size = sizeof(xfer_calibration_info); fields
+    are appended. Strings stay valid until the calling thread's next xfer_calibrate. */
+typedef struct xfer_calibration_info {
+    size_t struct_size; /**< in: sizeof(xfer_calibration_info) as the caller was built */
+    int measured;       /**< 1: measured by this call; 0: a kept calibration still held and was read */
+    double seconds;     /**< how long the measuring took (of the kept one, when read) */
+    const char *file;   /**< where it is kept; "" with calibration = off (measured, not kept) */
+    const char *json;   /**< the calibration as JSON: key (GPU UUID, driver, runtime, xfer version, CPU),
+                             curves [[bytes, seconds], ...] per way (dma, driver, staged) and direction
+                             (to_device, to_host), register / unregister cost (call_seconds,
+                             byte_seconds), fill_bytes_per_second */
+} xfer_calibration_info;
+
+/** Calibrates ctx's device: reads the kept calibration if it still holds, else (or with
+    XFER_CALIBRATE_FORCE) measures now (about a second; the device should be otherwise idle) and
+    keeps it for every later context of this GPU. ctx itself keeps the derived values it opened
+    with; contexts opened afterwards derive theirs from the new calibration. flags:
+    XFER_CALIBRATE_* bits. Returns XFER_ERROR_INVALID_HANDLE (ctx), XFER_ERROR_INVALID_ARGUMENT
+    (info NULL, info->struct_size too small, unknown flag bits), XFER_ERROR_NOT_SUPPORTED (the
+    backend has nothing to calibrate: host), XFER_ERROR_OUT_OF_MEMORY (no room for the
+    measuring buffers), XFER_ERROR_BACKEND (a CUDA call failed, or the file could not be
+    written; the message names which). Thread-safe; other work on the device meanwhile skews
+    the measurement. CUDA calls: cudaHostAlloc, cudaMalloc, cudaMemcpyAsync, cudaHostRegister,
+    cudaHostUnregister, and the staging engine's copies on the pageable backend. */
+XFER_API xfer_status xfer_calibrate(xfer_context ctx, unsigned flags, xfer_calibration_info *info);
+
+/** Number of values ctx uses: its backend's parameters, then the values the backend derives.
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (count NULL). Thread-safe. */
+XFER_API xfer_status xfer_context_setting_count(xfer_context ctx, int *count);
+
+/** Value `index` (0 <= index < xfer_context_setting_count) that ctx uses, with where it came
+    from: a parameter's as xfer_param_get_info gives it (XFER_PARAM_DEFAULT, _FILE, _ENV); a
+    derived value's XFER_PARAM_CALIBRATION (this machine's calibration), XFER_PARAM_DEFAULT (the
+    declared default: no calibration, or the value does not depend on one), or _FILE / _ENV (set
+    by the user). *derived (may be NULL) is 1 for a derived value, 0 for a parameter. Strings
+    live until the calling thread's next xfer_context_get_setting or xfer_param_get_info.
+    Returns XFER_ERROR_INVALID_HANDLE, XFER_ERROR_INVALID_ARGUMENT (info NULL, index out of
+    range). Thread-safe. */
+XFER_API xfer_status xfer_context_get_setting(xfer_context ctx, int index, xfer_param_info *info, int *derived);
+
 /* ----------------------------------------------------------------- buffers */
 
 /** Allocates a buffer of `bytes` bytes with a host view and a device view laid out by the
@@ -464,9 +531,13 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     xfer_alloc, without a driver call; any other pointer costs one cudaPointerGetAttributes
     (~0.1-0.2 us on the H200). The copy is issued with the explicit cudaMemcpyKind the pointers
     imply, cudaMemcpyDefault for managed and mapped (zero-copy) memory.
-    pinned backend: a copy between unregistered host memory and device memory goes through the
-    registration cache (the host range is page-locked once with cudaHostRegister, then copied
-    as DMA; parameters registration_cache and registration_min; xfer_registration_get_stats).
+    A copy between pageable host memory and device memory takes the path this machine's
+    calibration says is fastest for it (see "calibration and derived values"): the driver's
+    copy, the pageable backend's staging engine, or the registration cache (the host range
+    page-locked with cudaHostRegister, now or in the background once the range is copied again,
+    then copied as DMA; parameter pin_limit bounds what it page-locks, least recently used
+    ranges are unregistered; xfer_registration_get_stats). Each copy's path and reason reach
+    the copy observer and the context's statistics.
     Both ranges must stay unmodified until the copy is done; memory the caller owns must stay
     alive until then, while a buffer's views may be freed meanwhile (the release waits for
     the copy: see "Releasing with work still queued" above).
@@ -734,26 +805,40 @@ typedef enum xfer_path_reason {
     /** The path of this memory: nothing else applies (a pinned buffer's DMA, device memory, ...). */
     XFER_REASON_MEMORY = 0,
     /** Smaller than the size from which a faster path is measured (the pageable backend's
-        staged_min_bytes, the pinned backend's registration_min, batch_pack_max): the path taken
-        is the fastest one for this size. */
+        staged_min_bytes, registration_min, batch_pack_max): the path taken is the fastest one
+        for this size. */
     XFER_REASON_BELOW_CROSSOVER = 1,
     /** The backend has no faster path for this memory (e.g. pageable memory on the managed or
         zerocopy backend): register it, or use the pageable or pinned backend. */
     XFER_REASON_NO_FASTER_PATH = 2,
-    /** The first copy of a range: the registration cache page-locks it for the copies to come. */
+    /** The first copy of a range: the registration cache page-locks it for the copies to come
+        (without a calibration, the pinned backend's rule for every copy from registration_min). */
     XFER_REASON_FIRST_USE = 3,
     /** A range already in the registration cache. */
     XFER_REASON_CACHE_HIT = 4,
-    /** The registration cache is at its limit (registration_cache) and could not make room. */
+    /** Page-locking the range would exceed pin_limit (or RLIMIT_MEMLOCK) even with every other
+        range of the registration cache unregistered. */
     XFER_REASON_CACHE_FULL = 5,
-    /** cudaHostRegister refused the range (RLIMIT_MEMLOCK, a file mapping, ...). */
+    /** cudaHostRegister refused the range (a file mapping, memory the driver cannot lock, ...),
+        or this process cannot prove a registered range's pages (/proc/self/pagemap). */
     XFER_REASON_REGISTRATION_FAILED = 6,
-    /** A parameter chose it (staging = off or sync, registration_cache = 0, to_host = ...). */
+    /** A parameter chose it (path = driver, staged or registered; staging = sync; pin_limit = 0;
+        to_host = ...). */
     XFER_REASON_CONFIGURED = 7,
     /** The copy runs past the end of a registration made elsewhere: the unregistered part goes
         on its own. */
     XFER_REASON_SPLIT = 8,
-    XFER_REASON_COUNT = 9, /**< number of reasons of this version of xfer.h */
+    /** By this machine's calibration (xfer_calibrate), the fastest way that page-locks nothing:
+        the range was not copied before, or not often enough for a registration to pay back. */
+    XFER_REASON_ONE_OFF = 9,
+    /** The range is copied again and, by the calibration, its registration pays back: this copy
+        page-locks it (XFER_PATH_NEW_REGISTRATION), or it is being page-locked in the background
+        while this copy takes the staging engine or the driver. */
+    XFER_REASON_REUSE = 10,
+    /** By the calibration, page-locking the range and copying it as DMA is faster than any other
+        way even for this one copy. */
+    XFER_REASON_MEASURED_FASTEST = 11,
+    XFER_REASON_COUNT = 12, /**< number of reasons of this version of xfer.h */
     XFER_PATH_REASON_FORCE_INT32 = 0x7fffffff
 } xfer_path_reason;
 
@@ -767,8 +852,9 @@ XFER_API const char *xfer_copy_path_name(xfer_copy_path path);
 XFER_API const char *xfer_path_reason_name(xfer_path_reason reason);
 /** What counts as slow, written once: 1 when `bytes` (one piece) taking `path` for `reason` is
     slow, else 0. Slow: the driver's pageable copy and a new registration, for at least
-    XFER_SLOW_PATH_MIN_BYTES, unless the reason is XFER_REASON_BELOW_CROSSOVER (then the path
-    is the fastest one measured for that size). Pure; thread-safe. */
+    XFER_SLOW_PATH_MIN_BYTES, unless the reason says the path is the fastest one measured for
+    the copy (XFER_REASON_BELOW_CROSSOVER, XFER_REASON_ONE_OFF, XFER_REASON_REUSE,
+    XFER_REASON_MEASURED_FASTEST). Pure; thread-safe. */
 XFER_API int xfer_path_is_slow(xfer_copy_path path, xfer_path_reason reason, uint64_t bytes);
 
 /** Per path, what a context's copies did. */

@@ -39,7 +39,7 @@ extern "C" {
 #endif
 
 #define XFER_BACKEND_ABI_MAJOR 1
-#define XFER_BACKEND_ABI_MINOR 7
+#define XFER_BACKEND_ABI_MINOR 8
 
 /** Name of the one function every plugin exports (signature: xfer_backend_entry_fn). */
 #define XFER_BACKEND_ENTRY_SYMBOL "xfer_backend_entry"
@@ -85,10 +85,17 @@ typedef struct xfer_core_services {
         a refused copy leaves nothing behind; it then calls take_path for the refusal itself.
         Outside a copy entry: 0. */
     int (*path_refused)(xfer_copy_path path, xfer_path_reason reason, uint64_t largest_piece);
+
+    /* --- ABI 1.8 --- */
+    /** The effective `calibration` setting (config key `calibration`, XFER_CALIBRATION): "" (the
+        user's cache folder), "off", or a folder where calibrations are kept. Meaningful inside
+        context_create and context_calibrate, on the thread that called them; "" elsewhere. */
+    const char *(*calibration_setting)(void);
 } xfer_core_services;
 
-/** A parameter a backend declares. The core maps it to the config-file key
-    "[<backend>] <name>" and the environment variable XFER_<BACKEND>_<NAME> (upper case). */
+/** A parameter a backend declares (and, from ABI 1.8, a value it derives: the table's
+    `derived`). The core maps it to the config-file key "[<backend>] <name>" and the
+    environment variable XFER_<BACKEND>_<NAME> (upper case). */
 typedef struct xfer_backend_param {
     const char *name;          /**< lower_case, e.g. "chunk_size" */
     const char *type;          /**< "int", "size", "bool" or "string" */
@@ -226,6 +233,24 @@ typedef struct xfer_backend_table {
            XFER_ERROR_NOT_SUPPORTED) --- */
     /** Fills every field of *info but struct_size (the core zeroed it and set struct_size). */
     xfer_status (*buffer_share_info)(void *ctx, void *buf, xfer_share_info *info);
+
+    /* --- ABI 1.8: values the backend derives, and the calibration of the machine (optional;
+           without them a context has no derived values and xfer_calibrate answers
+           XFER_ERROR_NOT_SUPPORTED) --- */
+    /** Values the backend derives itself, from its calibration or its declared defaults
+        (declared as parameters are). A user may still set one, as a parameter (file or
+        environment): context_create then receives it among its parameter values. It receives
+        no derived value the user did not set. */
+    const xfer_backend_param *derived;
+    size_t derived_count;
+    /** The value ctx uses for derived[index] (text as a parameter's, sizes in bytes; *value
+        points to storage valid until this thread's next call of the entry), and *calibrated = 1
+        when it came from the calibration, 0 when from the default or the user. */
+    xfer_status (*context_derived_value)(void *ctx, size_t index, const char **value, int *calibrated);
+    /** xfer_calibrate: flags validated (XFER_CALIBRATE_* only); info->struct_size set. Fills
+        info's other fields; its strings point to storage valid until this thread's next call
+        of the entry (the core copies them). */
+    xfer_status (*context_calibrate)(void *ctx, unsigned flags, xfer_calibration_info *info);
 } xfer_backend_table;
 
 /** Smallest table a v1 core accepts: every entry of ABI 1.0. */

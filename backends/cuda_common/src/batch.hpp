@@ -203,12 +203,14 @@ class BatchPacker {
     bool helpers_refused_ = false;
 };
 
-// The batch parameters every CUDA backend declares after its own (with_common_params adds them).
-extern const xfer_backend_param kBatchParams[];
-extern const std::size_t kBatchParamCount;
+// The batch values every CUDA backend derives after its own (with_common_derived adds them):
+// declared defaults unless the user sets one.
+extern const xfer_backend_param kBatchDerived[];
+extern const std::size_t kBatchDerivedCount;
 
-// Reads them and makes ctx.packer (nullptr when batch_pack_max is 0); CONFIG naming the bad one.
+// Reads them (batch_host_threads at most `host_threads`), notes them in ctx.derived_values and
+// makes ctx.packer (nullptr when batch_pack_max is 0); CONFIG naming the bad one.
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
-                              Context &ctx) noexcept;
+                              std::size_t host_threads, Context &ctx) noexcept;
 
 } // namespace xfer::cuda

@@ -11,13 +11,15 @@
 
 #include "batch.hpp"
 #include "registration.hpp"
+#include "user_memory/calibration_file.hpp"
+#include "user_memory/registration_cache.hpp"
 #include "xfer_cuda/driver_entry.hpp"
 
 namespace xfer::cuda {
 
 // Out of line: BatchPacker and HostRegistrations are complete here only.
 Context::Context() : registrations(std::make_unique<HostRegistrations>()) {}
-Context::~Context() = default;
+Context::~Context() = default; // after close_context: the cache is closed, the engine stopped
 
 void abandon_host_work(const Context &ctx, cudaError_t err, cudaStream_t stream) noexcept {
     if (HostCopyHook *hook = ctx.host_copy_hook()) {
@@ -198,7 +200,10 @@ xfer_status close_context(std::unique_ptr<Context> c) noexcept {
     CallerBinding binding;
     binding.note_replaced(); // close waits and frees with the device current, then gives it back
     const xfer_status bound = activate(*c, binding);
-    const xfer_status closed = last_failure(bound, c->close());
+    // The registration cache first: its background registrar stops, and what it page-locked goes
+    // before the staging engine's arena does.
+    const xfer_status unlocked = c->cache ? c->cache->close() : XFER_SUCCESS;
+    const xfer_status closed = last_failure(last_failure(bound, unlocked), c->close());
     const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
     return binding.restore(last_failure(last_failure(closed, packed), c->registrations->remove_all()));
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Copies between pageable host memory and device memory in stream order, and the record of
 // streams whose queued work may still write host memory.
+#include "host_copy.hpp"
+
 #include <cuda.h>
 
 #include "engine_copy.hpp"
+#include "user_memory/registration_cache.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
 #include <xfer_plugin/paths.hpp>
@@ -94,17 +97,42 @@ xfer_status refuse_pageable_while_capturing(cudaStream_t stream, std::size_t byt
 
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                           cudaStream_t stream, const char *what) noexcept {
-    // Without a hook the backend has no faster path for pageable memory (managed, zerocopy, or
-    // the pageable backend with staging = off, whose context then has no hook either).
-    xfer_path_reason reason = ctx.direct_pageable_reason(bytes);
-    if (HostCopyHook *hook = ctx.host_copy_hook()) {
+    // A buffer's host view: its pages stay its own while the buffer lives (the buffer's release
+    // forgets what the cache holds of it), so a hit trusts them.
+    user_memory::RegistrationCache &cache = *ctx.cache;
+    user_memory::Decision plan;
+    if (cache.may_take(bytes)) {
         bool taken = false;
-        // The hook reports its own path (staged) before it queues anything.
-        const xfer_status st = hook->copy(device, host, bytes, dir, stream, &taken);
-        if (taken || st != XFER_SUCCESS) {
+        void *dst = dir == XFER_TO_DEVICE ? device : host;
+        const void *src = dir == XFER_TO_DEVICE ? host : device;
+        if (auto st = cache.copy(dst, src, bytes, dir, false, true, stream, &plan, &taken);
+            st != XFER_SUCCESS || taken) {
             return st;
         }
-        reason = hook->declined_reason(bytes, dir);
+    } else {
+        plan = cache.plan_untracked(bytes, dir);
+    }
+    return copy_pageable_planned(ctx, device, host, bytes, dir, stream, plan, what);
+}
+
+xfer_status copy_pageable_planned(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
+                                  cudaStream_t stream, const user_memory::Decision &plan, const char *what) noexcept {
+    xfer_path_reason reason = plan.reason;
+    if (HostCopyHook *hook = ctx.host_copy_hook()) {
+        // The driver reads pageable memory at call time: a copy to the device behind work that
+        // may still write it is ordered by the engine instead of a wait for the stream.
+        const bool at_risk =
+            dir == XFER_TO_DEVICE && plan.choice == user_memory::Choice::driver && ctx.host_writes.pending(stream);
+        if (plan.choice == user_memory::Choice::staged || at_risk) {
+            bool taken = false;
+            // The hook reports its own path (staged) before it queues anything.
+            const xfer_status st =
+                hook->copy(device, host, bytes, dir, stream, at_risk ? XFER_REASON_MEMORY : reason, &taken);
+            if (taken || st != XFER_SUCCESS) {
+                return st;
+            }
+            if (!at_risk) reason = XFER_REASON_NO_FASTER_PATH; // no room in the arena, or the engine could not start
+        }
     }
     if (auto st = plugin::take_path(XFER_PATH_DRIVER_PAGEABLE, reason, bytes)) {
         return st;

@@ -10,10 +10,12 @@
 #include "batch.hpp"
 #include "engine_copy.hpp"
 #include "entries.hpp"
+#include "host_copy.hpp"
 #include "host_copy_team.hpp"
 #include "host_range.hpp"
 #include "known_memory.hpp"
 #include "recent_extents.hpp"
+#include "user_memory/registration_cache.hpp"
 #include "xfer_cuda/context.hpp"
 #include "xfer_cuda/driver_entry.hpp"
 #include <xfer_plugin/paths.hpp>
@@ -251,12 +253,12 @@ xfer_status copy_each(void *const *dsts, const void *const *srcs, const size_t *
 // at risk). Everything else (host to host, managed or mapped memory on the device side) is
 // rare and keeps the simple rule: wait for the stream, then let the driver copy.
 xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind,
-                                   Memory to, Memory from, cudaStream_t s) {
+                                   Memory to, Memory from, cudaStream_t s, const user_memory::Decision &plan) {
     if (from == Memory::pageable && to == Memory::device) {
-        return copy_pageable(c, dst, const_cast<void *>(src), bytes, XFER_TO_DEVICE, s, "pageable");
+        return copy_pageable_planned(c, dst, const_cast<void *>(src), bytes, XFER_TO_DEVICE, s, plan, "pageable");
     }
     if (to == Memory::pageable && from == Memory::device) {
-        return copy_pageable(c, const_cast<void *>(src), dst, bytes, XFER_TO_HOST, s, "pageable");
+        return copy_pageable_planned(c, const_cast<void *>(src), dst, bytes, XFER_TO_HOST, s, plan, "pageable");
     }
     // Host to host, or managed memory: the driver's copy, with nothing faster for these memories.
     const xfer_copy_path path = path_of(to, from);
@@ -365,9 +367,10 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     // (to the host, or a kind that does not say) must not start on pages that may now belong
     // to another mapping (a file's page cache, a moved buffer): proven first.
     const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
-    if (c.may_hold_registrations()) {
-        c.drop_stale_registrations(dst, bytes, prove_first);
-        c.drop_stale_registrations(src, bytes, prove_first);
+    user_memory::RegistrationCache &cache = *c.cache;
+    if (cache.may_hold_ranges()) {
+        cache.drop_stale(dst, bytes, prove_first);
+        cache.drop_stale(src, bytes, prove_first);
     }
     // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
     // own buffers) and the answer handed on.
@@ -391,28 +394,37 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
             return st;
         }
     }
+    // Between host memory and device memory the registration cache answers first: a cached
+    // range (which the driver reports page-locked) or one the copy policy page-locks now is
+    // queued as DMA; otherwise the policy's plan says how the pageable copy goes.
     bool taken = false;
-    if (c.cache_may_take(bytes)) {
-        if (auto st = c.cache_pageable_copy(dst, src, bytes, to, from, prove_first, s, &taken);
+    const bool host_device =
+        (is_host_memory(from) && to == Memory::device) || (is_host_memory(to) && from == Memory::device);
+    const xfer_direction dir = to == Memory::device ? XFER_TO_DEVICE : XFER_TO_HOST;
+    const bool host_pinned = (dir == XFER_TO_DEVICE ? from : to) == Memory::pinned_host;
+    user_memory::Decision plan;
+    if (host_device && cache.may_take(bytes) && (!host_pinned || cache.may_hold_ranges())) {
+        if (auto st = cache.copy(dst, src, bytes, dir, host_pinned, prove_first, s, &plan, &taken);
             st != XFER_SUCCESS || taken) {
-            return st; // the pinned backend's registration cache queued it as DMA
+            return st;
         }
+    } else if (host_device) {
+        plan = cache.plan_untracked(bytes, dir);
     }
-    if (!prove_first && c.may_hold_registrations()) {
-        const bool dst_range_went = c.drop_stale_registrations(dst, bytes);
-        const bool src_range_went = c.drop_stale_registrations(src, bytes);
+    if (!prove_first && cache.may_hold_ranges()) {
+        const bool dst_range_went = cache.drop_stale(dst, bytes);
+        const bool src_range_went = cache.drop_stale(src, bytes);
         if (dst_range_went || src_range_went) {
             memory_of_pair(dst, src, &to, &from); // the driver's answer changed
             if (auto st = check_kind()) {
                 return st;
             }
+            if (host_device) plan = cache.plan_untracked(bytes, dir);
         }
     }
     if (to == Memory::pageable || from == Memory::pageable) {
-        return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s);
+        return copy_touching_pageable(c, dst, src, bytes, kind, to, from, s, plan);
     }
-    const bool host_device = (to == Memory::device && from == Memory::pinned_host) ||
-                             (from == Memory::device && to == Memory::pinned_host); // (pageable memory returned above)
     const xfer_copy_path path = path_of(to, from);
     // Between page-locked and device memory the driver may refuse the copy in one piece (a
     // registration made elsewhere ends inside it): that copy goes in pieces, each taking its own
@@ -515,10 +527,10 @@ xfer_status memcpy_batch_async(void *ctx, void *const *dsts, const void *const *
         if (capture) {
             return captured_batch(c, dsts, srcs, sizes, count, kind, s);
         }
-        if (c.may_hold_registrations()) {
+        if (c.cache->may_hold_ranges()) {
             for (size_t i = 0; i < count; ++i) {
-                c.drop_stale_registrations(dsts[i], sizes[i]);
-                c.drop_stale_registrations(srcs[i], sizes[i]);
+                c.cache->drop_stale(dsts[i], sizes[i]);
+                c.cache->drop_stale(srcs[i], sizes[i]);
             }
         }
         // Small copies between host and device memory are packed (batch.hpp); the rest go to

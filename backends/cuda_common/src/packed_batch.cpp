@@ -5,6 +5,7 @@
 #include <memory>
 #include <mutex>
 #include <new>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -35,7 +36,7 @@ constexpr auto kHostThreadsHelp =
                  plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB of the group at most); 1: that thread alone");
 } // namespace
 
-constexpr xfer_backend_param kBatchParams[] = {
+constexpr xfer_backend_param kBatchDerived[] = {
     {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
      "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
@@ -43,13 +44,16 @@ constexpr xfer_backend_param kBatchParams[] = {
     {"batch_staging", "size", "8388608", kStagingHelp.text},
     {"batch_host_threads", "int", "8", kHostThreadsHelp.text},
 };
-const std::size_t kBatchParamCount = sizeof kBatchParams / sizeof kBatchParams[0];
-static_assert(plugin::declared_defaults_are_decimal(kBatchParams), "param_u64 parses declared defaults as decimals");
+const std::size_t kBatchDerivedCount = sizeof kBatchDerived / sizeof kBatchDerived[0];
+static_assert(plugin::declared_defaults_are_decimal(kBatchDerived), "param_u64 parses declared defaults as decimals");
 
 xfer_status read_batch_params(const char *backend, const xfer_backend_param_value *values, std::size_t count,
-                              Context &ctx) noexcept {
+                              std::size_t host_threads, Context &ctx) noexcept {
     const auto read = [&](const char *name, std::uint64_t min, std::uint64_t max, std::uint64_t *out) {
-        return plugin::param_u64(backend, kBatchParams, kBatchParamCount, values, count, name, min, max, out);
+        xfer_status st =
+            plugin::param_u64(backend, kBatchDerived, kBatchDerivedCount, values, count, name, min, max, out);
+        if (st == XFER_SUCCESS) ctx.derived_values[name] = DerivedValue{std::to_string(*out), false};
+        return st;
     };
     std::uint64_t slot = 0;
     std::uint64_t max_entry = 0;
@@ -65,6 +69,9 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
     if (auto st = read("batch_host_threads", 1, 64, &threads)) {
         return st;
     }
+    // One limit for every host thread xfer starts: host_threads.
+    threads = std::min<std::uint64_t>(threads, host_threads);
+    ctx.derived_values["batch_host_threads"] = DerivedValue{std::to_string(threads), false};
     if (max_entry > 0) {
         ctx.packer = std::make_unique<BatchPacker>(static_cast<std::size_t>(max_entry), static_cast<std::size_t>(slot),
                                                    static_cast<std::size_t>(threads));

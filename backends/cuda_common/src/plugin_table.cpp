@@ -2,12 +2,15 @@
 // The plugin table of a CUDA backend (backend.hpp): the entries that depend on the backend's
 // description, and the table they and the shared entries (entries.hpp) fill.
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "batch.hpp"
 #include "entries.hpp"
 #include "known_memory.hpp"
 #include "shareable.hpp"
+#include "user_memory/registration_cache.hpp"
+#include "user_memory/setup.hpp"
 #include "xfer_cuda/backend.hpp"
 #include <xfer_plugin/paths.hpp>
 #include <xfer_plugin/table.hpp>
@@ -34,10 +37,60 @@ xfer_status context_create_entry(const BackendDescription &d, int device, const 
             // Parameters come first: a bad configuration is reported without touching the device.
             return st;
         }
-        if (auto st = read_batch_params(d.name, params, param_count, *c)) {
+        user_memory::CommonParams common;
+        if (auto st = user_memory::read_common_params(d.name, d.stages, params, param_count, &common)) {
             return st;
         }
-        return publish_context(device, d.requirement, std::move(c), ctx);
+        if (auto st = read_batch_params(d.name, params, param_count, common.host_threads, *c)) {
+            return st;
+        }
+        if (auto st = open_device(device, d.requirement, *c)) {
+            return st;
+        }
+        // The calibration (kept, or measured now on this GPU's first open) and what follows from it.
+        CallerBinding binding;
+        xfer_status st = activate(*c, binding);
+        if (st == XFER_SUCCESS) {
+            st = user_memory::open_user_memory(*c, d.stages, d.user_memory, common);
+        }
+        st = binding.restore(st);
+        if (st != XFER_SUCCESS) {
+            (void)close_context(std::move(c));
+            return st;
+        }
+        *ctx = c.release();
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status read_host_threads(const char *backend, const xfer_backend_param_value *values, std::size_t count,
+                              std::size_t *threads) noexcept {
+    user_memory::CommonParams common;
+    if (auto st = user_memory::read_common_params(backend, true, values, count, &common)) return st;
+    *threads = common.host_threads;
+    return XFER_SUCCESS;
+}
+
+xfer_status context_derived_value_entry(const std::vector<xfer_backend_param> &derived, void *ctx, std::size_t index,
+                                        const char **value, int *calibrated) noexcept {
+    return guarded("context_derived_value", [&] {
+        thread_local std::string t_value;
+        const Context &c = as_context(ctx);
+        if (index >= derived.size()) {
+            return fail(XFER_ERROR_INVALID_ARGUMENT, "context_derived_value: index %zu of %zu", index, derived.size());
+        }
+        const auto it = c.derived_values.find(derived[index].name);
+        // A value the context never derived (the backend takes it as declared): its default.
+        t_value = it != c.derived_values.end() ? it->second.value : derived[index].default_value;
+        *value = t_value.c_str();
+        *calibrated = it != c.derived_values.end() && it->second.calibrated ? 1 : 0;
+        return XFER_SUCCESS;
+    });
+}
+
+xfer_status context_calibrate_entry(void *ctx, unsigned flags, xfer_calibration_info *info) noexcept {
+    return on_device("context_calibrate", ctx, [&](const Context &c) {
+        return user_memory::calibrate(c, (flags & XFER_CALIBRATE_FORCE) != 0u, info);
     });
 }
 
@@ -129,7 +182,11 @@ xfer_status buffer_free_entry(const BufferStrategy &s, void *ctx, void *buf) noe
             return binding.restore(st);
         }
         const xfer_status waited = wait_for_queued_work(c);
-        return binding.restore(last_failure(waited, release_views(s, c, *b)));
+        // What the registration cache page-locked of the host view goes before the memory does
+        // (the pageable backend's views are user memory to its copy policy).
+        const xfer_status unlocked =
+            c.cache->holds_any(b->host, b->bytes) ? c.cache->forget(b->host, b->bytes) : XFER_SUCCESS;
+        return binding.restore(last_failure(last_failure(waited, unlocked), release_views(s, c, *b)));
     });
 }
 
@@ -149,9 +206,20 @@ xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfe
 
 // ---------------------------------------------------------------------------- table
 
-std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count) {
-    std::vector<xfer_backend_param> all(own, own + count);
-    all.insert(all.end(), kBatchParams, kBatchParams + kBatchParamCount);
+std::vector<xfer_backend_param> with_common_params(const BackendDescription &d) {
+    std::vector<xfer_backend_param> all(d.params, d.params + d.param_count);
+    all.insert(all.end(), user_memory::kCommonParams, user_memory::kCommonParams + user_memory::kCommonParamCount);
+    return all;
+}
+
+std::vector<xfer_backend_param> with_common_derived(const BackendDescription &d) {
+    std::vector<xfer_backend_param> all(d.derived, d.derived + d.derived_count);
+    if (d.stages) {
+        all.insert(all.end(), user_memory::kStagedDerived,
+                   user_memory::kStagedDerived + user_memory::kStagedDerivedCount);
+    }
+    all.insert(all.end(), user_memory::kCommonDerived, user_memory::kCommonDerived + user_memory::kCommonDerivedCount);
+    all.insert(all.end(), kBatchDerived, kBatchDerived + kBatchDerivedCount);
     return all;
 }
 

@@ -7,6 +7,7 @@
 
 #include "entries.hpp"
 #include "known_memory.hpp"
+#include "user_memory/registration_cache.hpp"
 #include "xfer_cuda/context.hpp"
 #include <xfer_plugin/paths.hpp>
 
@@ -114,9 +115,9 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
                     "with this context (xfer_unregister it first)",
                     ptr, bytes);
     }
-    // The automatic registration cache (pinned backend) may hold part of the range: it gives
-    // it up, so that what is left page-locked is someone else's.
-    ctx.forget_cached_registrations(ptr, bytes);
+    // The registration cache may hold part of the range: it gives it up, so that what is left
+    // page-locked is someone else's.
+    (void)ctx.cache->forget(ptr, bytes);
     // Memory page-locked by someone else is named before the driver is asked: its answer
     // (cudaErrorHostMemoryAlreadyRegistered) comes only for the first page.
     const char *last = static_cast<char *>(ptr) + bytes - 1;
@@ -142,6 +143,11 @@ xfer_status HostRegistrations::add(const Context &ctx, void *ptr, std::size_t by
     ranges_.emplace(start, std::move(range));
     bytes_ += bytes;
     return XFER_SUCCESS;
+}
+
+bool HostRegistrations::holds(const void *ptr) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return ranges_.count(reinterpret_cast<std::uintptr_t>(ptr)) != 0;
 }
 
 xfer_status HostRegistrations::remove(const Context &ctx, void *ptr) {
@@ -203,7 +209,13 @@ xfer_status register_memory(void *ctx, void *ptr, size_t bytes, unsigned flags) 
 }
 
 xfer_status unregister_memory(void *ctx, void *ptr) {
-    return on_device("unregister_memory", ctx, [&](const Context &c) { return c.registrations->remove(c, ptr); });
+    return on_device("unregister_memory", ctx, [&](const Context &c) {
+        // A range the registration cache page-locked on its own is released as well: the
+        // application may unlock memory it is about to hand elsewhere without knowing who
+        // locked it.
+        if (!c.registrations->holds(ptr) && c.cache->holds(ptr)) return c.cache->forget(ptr, 1);
+        return c.registrations->remove(c, ptr);
+    });
 }
 
 xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
@@ -211,7 +223,7 @@ xfer_status registration_stats(void *ctx, xfer_registration_stats *stats) {
         const Context &c = as_context(ctx);
         *stats = xfer_registration_stats{};
         c.registrations->stats(stats);
-        c.cache_stats(stats);
+        c.cache->stats(stats);
         return XFER_SUCCESS;
     });
 }

@@ -51,6 +51,8 @@ class HostRegistrations {
     xfer_status add(const Context &ctx, void *ptr, std::size_t bytes, unsigned flags);
     // After wait_for_queued_work: cudaHostUnregister of each piece.
     xfer_status remove(const Context &ctx, void *ptr);
+    // Whether `ptr` starts a range registered here.
+    bool holds(const void *ptr);
     // Unregisters everything left (xfer_close); reports the last failure.
     xfer_status remove_all() noexcept;
     void stats(xfer_registration_stats *out);

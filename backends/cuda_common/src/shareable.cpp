@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "shareable.hpp"
 
-#include <cuda.h>
 #include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
+
+#include <cuda.h>
 
 #include "xfer_cuda/driver_entry.hpp"
 #include <xfer_plugin/shared_memory.hpp>
@@ -154,8 +155,8 @@ CUmemAccessDesc read_write(CUdevice dev) noexcept {
 xfer_status map_device_view(CUdevice dev, SharedViews &v, const char *what) {
     const Driver &d = driver();
     if (CUresult r = d.reserve(&v.device, v.device_bytes, v.granularity, 0, 0)) {
-        return driver_failed(r, XFER_SUCCESS, "%s: cuMemAddressReserve(%zu bytes, alignment %zu)", what,
-                             v.device_bytes, v.granularity);
+        return driver_failed(r, XFER_SUCCESS, "%s: cuMemAddressReserve(%zu bytes, alignment %zu)", what, v.device_bytes,
+                             v.granularity);
     }
     v.device_reserved = true;
     if (CUresult r = d.map(v.device, v.device_bytes, 0, v.handle, 0)) {
@@ -191,8 +192,8 @@ xfer_status create_device_view(CUdevice dev, std::size_t bytes, SharedViews &v) 
     v.rdma = attribute(dev, CU_DEVICE_ATTRIBUTE_GPU_DIRECT_RDMA_WITH_CUDA_VMM_SUPPORTED) != 0;
     prop.allocFlags.gpuDirectRDMACapable = v.rdma ? 1 : 0;
     const bool fabric = attribute(dev, CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_FABRIC_SUPPORTED) != 0;
-    prop.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(
-        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR | (fabric ? CU_MEM_HANDLE_TYPE_FABRIC : 0));
+    prop.requestedHandleTypes = static_cast<CUmemAllocationHandleType>(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR |
+                                                                       (fabric ? CU_MEM_HANDLE_TYPE_FABRIC : 0));
     if (CUresult r = d.granularity(&v.granularity, &prop, CU_MEM_ALLOC_GRANULARITY_RECOMMENDED)) {
         return driver_failed(r, XFER_SUCCESS, "%s: cuMemGetAllocationGranularity(recommended)", what);
     }
@@ -220,8 +221,9 @@ xfer_status map_host_view(SharedViews &v, const char *what) {
         return st;
     }
     if (v.sharing == HostSharing::page_locked) {
-        if (auto st = check(cudaHostRegister(v.host_map, v.host_bytes, cudaHostRegisterDefault),
-                            "%s: cudaHostRegister(%zu bytes of a memfd, cudaHostRegisterDefault)", what, v.host_bytes)) {
+        if (auto st =
+                check(cudaHostRegister(v.host_map, v.host_bytes, cudaHostRegisterDefault),
+                      "%s: cudaHostRegister(%zu bytes of a memfd, cudaHostRegisterDefault)", what, v.host_bytes)) {
             return st;
         }
         v.host_registered = true;
@@ -410,9 +412,9 @@ xfer_status import_views(const Context &ctx, HostSharing sharing, const void *pa
             st = fail(XFER_ERROR_INVALID_ARGUMENT, "%s: descriptor %d is an allocation of another device (%d), not %d",
                       what, fds[kDeviceFd], prop.location.id, static_cast<int>(dev));
         } else {
-            v->handle_types = XFER_SHARE_HANDLE_POSIX_FD |
-                              ((prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC) != 0 ? XFER_SHARE_HANDLE_FABRIC
-                                                                                             : 0u);
+            v->handle_types =
+                XFER_SHARE_HANDLE_POSIX_FD |
+                ((prop.requestedHandleTypes & CU_MEM_HANDLE_TYPE_FABRIC) != 0 ? XFER_SHARE_HANDLE_FABRIC : 0u);
         }
     }
     if (st == XFER_SUCCESS) {

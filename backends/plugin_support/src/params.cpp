@@ -2,9 +2,11 @@
 #include "xfer_plugin/params.hpp"
 
 #include <cerrno>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
+#include "core_services.hpp"
 #include "xfer_plugin/errors.hpp"
 
 namespace xfer::plugin {
@@ -104,6 +106,17 @@ xfer_status param_choice(const char *backend, const xfer_backend_param *declared
         }
     }
     return fail(XFER_ERROR_CONFIG, "%s: parameter %s = '%s' is not one of %s", backend, name, text, names);
+}
+
+const char *calibration_setting() noexcept {
+    const xfer_core_services *core = core_services();
+    if (core == nullptr ||
+        core->struct_size < offsetof(xfer_core_services, calibration_setting) + sizeof core->calibration_setting ||
+        core->calibration_setting == nullptr) {
+        return "";
+    }
+    const char *text = core->calibration_setting();
+    return text != nullptr ? text : "";
 }
 
 } // namespace xfer::plugin

@@ -1,6 +1,4 @@
 // SPDX-License-Identifier: Apache-2.0
-#include <xfer_plugin/shared_memory.hpp>
-
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -11,6 +9,7 @@
 #include <cstring>
 
 #include <xfer_plugin/errors.hpp>
+#include <xfer_plugin/shared_memory.hpp>
 
 namespace xfer::plugin {
 namespace {

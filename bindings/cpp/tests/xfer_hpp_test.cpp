@@ -238,6 +238,45 @@ TEST(XferHpp, LibraryQueries) {
     }
 }
 
+TEST(XferHpp, SettingsAreTheBackendsParametersWithTheirSources) {
+    xfer::Context ctx = host_ctx();
+    const std::vector<xfer::Setting> settings = ctx.settings();
+    std::vector<std::string> declared;
+    for (const xfer::Param &p : xfer::params())
+        if (p.section == "host") declared.push_back(p.name);
+    ASSERT_EQ(declared.size(), settings.size()); // host derives nothing
+    for (std::size_t i = 0; i < settings.size(); ++i) {
+        EXPECT_EQ(declared[i], settings[i].name);
+        EXPECT_EQ("host", settings[i].section);
+        EXPECT_FALSE(settings[i].derived);
+        EXPECT_NE(XFER_PARAM_CALIBRATION, settings[i].source);
+    }
+    xfer_param_info info{};
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT,
+              xfer_context_get_setting(ctx.get(), static_cast<int>(settings.size()), &info, nullptr));
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_context_get_setting(ctx.get(), -1, &info, nullptr));
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_context_setting_count(ctx.get(), nullptr));
+}
+
+TEST(XferHpp, TheHostBackendHasNothingToCalibrate) {
+    xfer::Context ctx = host_ctx();
+    try {
+        (void)ctx.calibrate();
+        FAIL() << "no exception";
+    } catch (const xfer::Error &e) {
+        EXPECT_EQ(XFER_ERROR_NOT_SUPPORTED, e.status());
+        EXPECT_NE(std::string::npos, std::string(e.what()).find("nothing to calibrate")) << e.what();
+    }
+    xfer_calibration_info small{};
+    small.struct_size = sizeof small - 1;
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_calibrate(ctx.get(), 0, &small));
+    xfer_calibration_info info{};
+    info.struct_size = sizeof info;
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_calibrate(ctx.get(), 0x80u, &info));
+    EXPECT_NE(std::string::npos, std::string(xfer_last_error()).find("unknown flag bits"));
+    EXPECT_EQ(XFER_ERROR_INVALID_ARGUMENT, xfer_calibrate(ctx.get(), 0, nullptr));
+}
+
 // A buffer, a stream and an event whose Context variable is gone by the time they are used.
 struct Orphans {
     xfer::Buffer buf;

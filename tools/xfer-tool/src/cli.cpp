@@ -492,6 +492,9 @@ std::string general_help() {
          << "  xfer-tool diff A.json B.json                   figures that changed beyond their spread\n"
          << "  xfer-tool bench [OPTIONS]                      every performance target: xfer vs the raw call, "
             "PASS/FAIL\n"
+         << "  xfer-tool calibrate [--force] [OPTIONS]        what copies of user memory cost on this GPU, where "
+            "it is kept,\n"
+         << "                                                 and the values the backends derive from it\n"
          << "  xfer-tool --help | --version\n\n"
          << "Workflows (each verified against a host-computed reference):\n";
     for (const Workflow &w : all_workflows()) {
@@ -558,6 +561,13 @@ Invocation parse_command_line(const std::vector<std::string> &args) {
          [](const std::vector<std::string> &rest) { // parses its own options (bench/)
              Invocation inv;
              inv.command = Command::bench;
+             inv.bench_args = rest;
+             return inv;
+         }},
+        {"calibrate",
+         [](const std::vector<std::string> &rest) { // parses its own options (calibrate_command.cpp)
+             Invocation inv;
+             inv.command = Command::calibrate;
              inv.bench_args = rest;
              return inv;
          }},

@@ -15,7 +15,7 @@
 
 namespace xfer::tool {
 
-enum class Command { help, version, list, run, compare, plot, diff, bench };
+enum class Command { help, version, list, run, compare, plot, diff, bench, calibrate };
 
 struct PlotOptions {
     std::string input;
@@ -36,7 +36,7 @@ struct Invocation {
     DiffOptions diff;                    // diff
     std::string config;                  // list, run, compare: the configuration file ("" = none)
     std::string help_text;               // help: what to print
-    std::vector<std::string> bench_args; // bench: its arguments, parsed by the bench command
+    std::vector<std::string> bench_args; // bench, calibrate: its arguments, parsed by the command itself
 };
 
 // A command line the tool cannot run; what() says what is wrong, hint() where to look.

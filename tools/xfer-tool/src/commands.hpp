@@ -23,6 +23,8 @@ int run_plot(const PlotOptions &options);
 int run_diff(const DiffOptions &options);
 // `xfer-tool bench`: parses its own options (bench/bench_command.cpp); throws UsageError.
 int run_bench_command(const std::vector<std::string> &args, const std::string &command_line);
+// `xfer-tool calibrate`: parses its own options (calibrate_command.cpp); throws UsageError.
+int run_calibrate_command(const std::vector<std::string> &args);
 
 // "1.0.0" of the libxfer loaded at run time, or "unknown".
 std::string library_version();

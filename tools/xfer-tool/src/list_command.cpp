@@ -9,6 +9,7 @@
 #include "commands.hpp"
 #include "run_info.hpp"
 #include "session.hpp"
+#include "settings_table.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
 #include "xfer_handles.hpp"
@@ -100,6 +101,28 @@ void print_parameters() {
     table.print(std::cout, "   ");
 }
 
+// What each available backend's context uses on its first device: its parameters and the values
+// it derives, with where each came from (calibration, default, file, environment). Opening a
+// CUDA backend's context calibrates the GPU the first time (about a second), as any program's
+// first open would.
+void print_context_settings(const std::vector<xfer_backend_info> &list) {
+    std::cout << "\nValues each backend's context uses (parameters, and the values it derives from this machine's "
+                 "calibration or its defaults):\n";
+    bool any = false;
+    for (const xfer_backend_info &b : list) {
+        if (!b.available) continue;
+        any = true;
+        try {
+            Context ctx(b.name, -1);
+            std::cout << "   " << b.name << " on device " << ctx.device() << ":\n";
+            print_settings_table(std::cout, ctx.settings(), "     ");
+        } catch (const XferError &e) {
+            std::cout << "   " << b.name << ": cannot be opened: " << e.what() << "\n";
+        }
+    }
+    if (!any) std::cout << "   none: no backend is available\n";
+}
+
 } // namespace
 
 int run_list() {
@@ -109,6 +132,7 @@ int run_list() {
         print_backends(list);
         print_devices(list);
         print_parameters();
+        print_context_settings(list);
         std::cout.flush();
         return kExitOk;
     } catch (const XferError &e) {

@@ -47,6 +47,8 @@ int main(int argc, char **argv) {
             return run_diff(inv.diff);
         case Command::bench:
             return run_bench_command(inv.bench_args, inv.run.command_line);
+        case Command::calibrate:
+            return run_calibrate_command(inv.bench_args);
         }
     } catch (const Interrupted &i) {
         // The commands report their files themselves; this is for an interrupt that escaped them.

@@ -95,6 +95,8 @@ const char *param_source_name(xfer_param_source source) {
         return "file";
     case XFER_PARAM_ENV:
         return "environment";
+    case XFER_PARAM_CALIBRATION:
+        return "calibration";
     default:
         return "default";
     }

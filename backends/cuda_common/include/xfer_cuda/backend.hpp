@@ -6,7 +6,8 @@
 //
 // Parameters are read with param_u64 / param_text / param_choice (xfer_plugin/params.hpp,
 // re-exported here): a parameter that is not set takes its declared default text, parsed like
-// any value, so no default is written twice.
+// any value, so no default is written twice. A derived value is read the same way from the
+// backend's `derived` declarations: set only where the user set it.
 #pragma once
 
 #include <cstddef>
@@ -39,7 +40,21 @@ struct BackendDescription {
     // XFER_ALLOC_SHAREABLE: the device view is a CUDA virtual-memory allocation, the host view
     // a memfd kept this way (src/shareable.cpp); none: the backend cannot export.
     HostSharing host_sharing = HostSharing::none;
+    // Values the backend derives itself (its engine's sizes, ...), declared as parameters are;
+    // a user may still set one. make_context finds the ones set among its values.
+    const xfer_backend_param *derived = nullptr;
+    std::size_t derived_count = 0;
+    // Copies of user memory while no calibration is known (UserMemoryRule, context.hpp).
+    UserMemoryRule user_memory = UserMemoryRule::unregistered;
+    // Its context has a staging engine (Context::host_copy_hook): the staged crossovers are
+    // derived for it and `path` may be `staged`.
+    bool stages = false;
 };
+
+// The most host threads xfer may start for copies (the common parameter host_threads, resolved:
+// 0 = one per hardware thread but one). CONFIG when out of range.
+xfer_status read_host_threads(const char *backend, const xfer_backend_param_value *values, std::size_t count,
+                              std::size_t *threads) noexcept;
 
 // The bodies of the entries that depend on the description. Each runs inside a fence:
 // nothing throws across the ABI.
@@ -57,9 +72,15 @@ xfer_status buffer_export_entry(void *ctx, void *buf, void *payload, size_t *pay
 xfer_status buffer_copy_entry(const BufferStrategy &s, void *ctx, void *buf, xfer_direction dir, std::size_t offset,
                               std::size_t bytes, void *stream) noexcept;
 
-// The backend's own parameters followed by those every CUDA backend declares (the batch
-// parameters of packed small copies).
-std::vector<xfer_backend_param> with_common_params(const xfer_backend_param *own, std::size_t count);
+// The backend's own parameters followed by those every CUDA backend declares (path, pin_limit,
+// host_threads); its own derived values followed by those every one derives (the staged
+// crossovers where it stages, registration_min, the batch values of packed small copies).
+std::vector<xfer_backend_param> with_common_params(const BackendDescription &d);
+std::vector<xfer_backend_param> with_common_derived(const BackendDescription &d);
+
+xfer_status context_derived_value_entry(const std::vector<xfer_backend_param> &derived, void *ctx, std::size_t index,
+                                        const char **value, int *calibrated) noexcept;
+xfer_status context_calibrate_entry(void *ctx, unsigned flags, xfer_calibration_info *info) noexcept;
 
 // A table with the description's name, description, parameters and the capabilities of its
 // buffer strategy, and every entry that is the same for all CUDA backends; plugin_table adds
@@ -86,6 +107,13 @@ struct Entries {
                                    device_view);
     }
     static xfer_status buffer_free(void *ctx, void *buf) { return buffer_free_entry(D.buffers, ctx, buf); }
+    static const std::vector<xfer_backend_param> &derived() {
+        static const std::vector<xfer_backend_param> all = with_common_derived(D);
+        return all;
+    }
+    static xfer_status derived_value(void *ctx, size_t index, const char **value, int *calibrated) {
+        return context_derived_value_entry(derived(), ctx, index, value, calibrated);
+    }
     static xfer_status buffer_copy_async(void *ctx, void *buf, xfer_direction dir, size_t offset, size_t bytes,
                                          void *stream) {
         return buffer_copy_entry(D.buffers, ctx, buf, dir, offset, bytes, stream);
@@ -111,9 +139,13 @@ const xfer_backend_table *plugin_table(const xfer_core_services *core) noexcept 
             t.buffer_export = buffer_export_entry;
             t.buffer_import = E::buffer_import;
         }
-        static const std::vector<xfer_backend_param> params = with_common_params(D.params, D.param_count);
+        static const std::vector<xfer_backend_param> params = with_common_params(D);
         t.params = params.data();
         t.param_count = params.size();
+        t.derived = E::derived().data();
+        t.derived_count = E::derived().size();
+        t.context_derived_value = E::derived_value;
+        t.context_calibrate = context_calibrate_entry;
         return t;
     }();
     return &table;

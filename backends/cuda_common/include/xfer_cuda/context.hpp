@@ -14,8 +14,10 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 #include <cuda_runtime_api.h>
@@ -102,16 +104,12 @@ class HostCopyHook {
     virtual ~HostCopyHook() = default;
 
     // Queues the copy of `bytes` between `host` (pageable) and `device` (cudaMalloc memory) on
-    // `stream`, in stream order, and sets *taken; or leaves *taken false (nothing queued) so
-    // that the caller copies the direct way. The context's device is current.
+    // `stream`, in stream order, tagged with `reason`, and sets *taken; or leaves *taken false
+    // (nothing queued: no room, or the hook could not start) so that the caller copies the
+    // direct way. Which copies come here is the copy policy's choice (the context's cache).
+    // The context's device is current.
     virtual xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                             bool *taken) noexcept = 0;
-
-    // Why a copy this hook left to the driver goes there (the reason of its DRIVER_PAGEABLE
-    // path): below the size from which the hook's own path is faster, or no faster path.
-    virtual xfer_path_reason declined_reason(std::size_t /*bytes*/, xfer_direction /*dir*/) const noexcept {
-        return XFER_REASON_NO_FASTER_PATH;
-    }
+                             xfer_path_reason reason, bool *taken) noexcept = 0;
 
     // A failure of work this hook queued on `stream` that nobody has been told of yet (reported
     // through fail() and forgotten), or XFER_SUCCESS. Called after the stream was waited for.
@@ -154,12 +152,30 @@ class HostWriteTracker {
 
 class BatchPacker;       // packed small copies of a batch (src/batch.hpp)
 class HostRegistrations; // ranges registered with xfer_register (src/registration.hpp)
+namespace user_memory {
+class RegistrationCache; // the per-copy choice and the ranges it page-locked (src/user_memory)
+struct Calibration;      // this machine's copy costs (src/user_memory/calibration_file.hpp)
+} // namespace user_memory
 
 // Properties read once at context_create; backends decide on them (e.g. managed prefetch).
 struct DeviceCaps {
     int concurrent_managed_access = 0;
     int can_map_host_memory = 0;
     int managed_memory = 0;
+};
+
+// How copies of user memory go on a backend while no calibration of the machine is known (with
+// one, the copy policy decides the same way on every backend).
+enum class UserMemoryRule {
+    unregistered,          // the driver's copy, or the staging engine from its crossover up
+    register_on_first_use, // page-lock every range from registration_min up (pinned)
+};
+
+// The values a context derived (a backend's `derived` declarations): each as text, and whether
+// the calibration gave it. Set at context_create, read by xfer_context_get_setting.
+struct DerivedValue {
+    std::string value;
+    bool calibrated = false;
 };
 
 // Base of every CUDA backend's context. A backend that needs more state derives from it; the
@@ -187,8 +203,16 @@ struct Context {
     // Ranges registered with xfer_register; close_context unregisters what is left.
     const std::unique_ptr<HostRegistrations> registrations;
     // Packs the small entries of xfer_memcpy_batch_async; made at context_create from the
-    // batch parameters every CUDA backend declares; nullptr: off.
+    // batch values every CUDA backend derives; nullptr: off.
     std::unique_ptr<BatchPacker> packer;
+    // The calibration the context opened with (nullptr: none; the declared defaults decide).
+    // Declared before the cache, whose copy policy reads it: it outlives the cache.
+    std::shared_ptr<const user_memory::Calibration> calibration;
+    // Copies of pageable (user) memory: which path each takes, and the ranges page-locked for
+    // them (made at context_create, after the calibration; never null once the context is open).
+    std::unique_ptr<user_memory::RegistrationCache> cache;
+    // What `derived` values the context uses, by name.
+    std::map<std::string, DerivedValue> derived_values;
 
     Context();
     virtual ~Context();
@@ -200,52 +224,9 @@ struct Context {
     // The backend's own path for copies between pageable host memory and device memory, or
     // nullptr when they go the direct way. Buffer copies and raw copies both ask for it.
     virtual HostCopyHook *host_copy_hook() const noexcept { return nullptr; }
-    // Why a copy of pageable memory that no faster path took goes to the driver (the reason of
-    // its DRIVER_PAGEABLE path), asked after the hook and the registration cache declined it.
-    virtual xfer_path_reason direct_pageable_reason(std::size_t /*bytes*/) const noexcept {
-        return XFER_REASON_NO_FASTER_PATH;
-    }
-
     // Releases what the context made beyond the base (the pageable staging engine), with the
     // device current; close_context calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
-
-    // What a raw copy asks before calling the registration-cache entries below, so that it
-    // makes no virtual call while the cache holds nothing or the copy is too small for it (four
-    // such calls were ~110 instructions of a small copy's overhead on the H200: issue 7). A
-    // backend with a registration cache (pinned) points `cached_ranges` at the cache's count of
-    // ranges and sets `cache_min_bytes`; without one they stay null and "none".
-    const std::atomic<std::size_t> *cached_ranges = nullptr;
-    std::size_t cache_min_bytes = SIZE_MAX;
-    bool may_hold_registrations() const noexcept {
-        return cached_ranges != nullptr && cached_ranges->load(std::memory_order_relaxed) != 0;
-    }
-    bool cache_may_take(std::size_t bytes) const noexcept { return bytes >= cache_min_bytes; }
-
-    // A backend with an automatic registration cache (pinned) drops the cached ranges that
-    // overlap [ptr, ptr + bytes) (before xfer_register takes them) and adds its counters.
-    virtual void forget_cached_registrations(const void * /*ptr*/, std::size_t /*bytes*/) const noexcept {}
-    virtual void cache_stats(xfer_registration_stats * /*out*/) const noexcept {}
-    // Forgets cached registrations of [ptr, ptr + bytes) whose pages were freed and reused or
-    // that the range straddles, so that the pointer classifies as what it is now and the driver
-    // accepts the copy (every raw copy calls it for its pointers before classifying them).
-    // With `prove_pages` false only the straddled ones go: the caller then offers the copy to
-    // cache_pageable_copy with pages_proven false (the cache proves the pages after queuing its
-    // DMA) and calls this again with true if the cache does not take it. True when a range went.
-    virtual bool drop_stale_registrations(const void * /*ptr*/, std::size_t /*bytes*/,
-                                          bool /*prove_pages*/ = true) const noexcept {
-        return false;
-    }
-    // A raw copy between host memory and device memory (`to`, `from`: what the pointers were
-    // classified as), offered to the backend's registration cache first: *taken true when it
-    // queued the copy itself. `pages_proven`: drop_stale_registrations(prove_pages true) ran for
-    // both pointers; otherwise a hit proves the range's pages after queuing its DMA.
-    virtual xfer_status cache_pageable_copy(void * /*dst*/, const void * /*src*/, std::size_t /*bytes*/, Memory /*to*/,
-                                            Memory /*from*/, bool /*pages_proven*/, cudaStream_t /*s*/,
-                                            bool *taken) const noexcept {
-        *taken = false;
-        return XFER_SUCCESS;
-    }
 };
 
 // After a failed wait for `stream` (nullptr: the device): the context's HostCopyHook gives up
@@ -320,11 +301,6 @@ xfer_status wait_for_queued_work(const Context &ctx) noexcept;
 // cudaDeviceReset: the primary context is shared with the application and other contexts.
 xfer_status close_context(std::unique_ptr<Context> ctx) noexcept;
 
-// A copy between pageable `host` and device memory `device` in stream order: the context's
-// hook takes it if it will; otherwise cudaMemcpyAsync, after waiting for the stream only when
-// earlier work on it may still write host memory (to-device) — the driver's to-host copy from
-// device memory into pageable memory is itself stream ordered and returns when done.
-// `what` names the operands in a failure message (e.g. "pageable").
 // The path of a copy between two memories that the copy engine (or the driver) moves as they
 // are: device-device, managed, page-locked host memory, pageable memory (the driver's copy).
 xfer_copy_path path_of(Memory to, Memory from) noexcept;
@@ -333,6 +309,12 @@ xfer_copy_path path_of(Memory to, Memory from) noexcept;
 // pageable memory next to a registration made elsewhere (XFER_REASON_SPLIT).
 xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                                  cudaStream_t stream, const char *what) noexcept;
+// A copy between pageable `host` and device memory `device` in stream order, on the path the
+// context's copy policy chooses (src/user_memory/copy_policy.hpp): a range the registration
+// cache holds (or page-locks now) as DMA, the staging engine (the hook), or cudaMemcpyAsync,
+// after waiting for the stream only when earlier work on it may still write host memory
+// (to-device) — the driver's to-host copy into pageable memory is itself stream ordered.
+// `what` names the operands in a failure message (e.g. "pageable").
 xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                           cudaStream_t stream, const char *what) noexcept;
 

@@ -42,6 +42,10 @@ xfer_status param_choice(const char *backend, const xfer_backend_param *declared
                          const xfer_backend_param_value *params, std::size_t count, const char *name,
                          const char *const *choices, std::size_t choice_count, std::size_t *index) noexcept;
 
+// The effective `calibration` setting the core hands a plugin inside context_create and
+// context_calibrate ("" = the user's cache folder, "off", or a folder); "" from an older core.
+const char *calibration_setting() noexcept;
+
 template <std::size_t N>
 xfer_status param_choice(const char *backend, const xfer_backend_param *declared, std::size_t declared_count,
                          const xfer_backend_param_value *params, std::size_t count, const char *name,

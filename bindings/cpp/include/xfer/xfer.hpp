@@ -19,6 +19,8 @@
 //    releasing is ignored: the C library releases the handle anyway).
 //  - Host views as spans tied to the buffer: Buffer::host_span<T>() (std::span<T> in C++20,
 //    xfer::span<T> in C++17 with the same data()/size()/begin()/end()/operator[]).
+//  - The machine's calibration and the values a context uses: Context::calibrate(force)
+//    (xfer_calibrate) and Context::settings() (parameters and derived values, with sources).
 //  - Registered user memory: Context::register_memory(ptr, bytes) or (container) returns an
 //    xfer::Registration, a move-only guard that unregisters (xfer_unregister) on destruction;
 //    Context::registration_stats() is xfer_registration_get_stats.
@@ -165,6 +167,21 @@ inline std::vector<Param> params() {
     }
     return out;
 }
+
+/// A value an open context uses (xfer_context_get_setting): a parameter (derived false) or a
+/// value the backend derives from the calibration or its defaults (derived true); source says
+/// where its value came from (XFER_PARAM_CALIBRATION for a measured one).
+struct Setting : Param {
+    bool derived = false;
+};
+
+/// What xfer_calibrate did, copied: measured now (else a kept calibration still held), how
+/// long the measuring took, the file it is kept in ("" when not kept) and the calibration as JSON.
+struct Calibration {
+    bool measured = false;
+    double seconds = 0.0;
+    std::string file, json;
+};
 
 /// "host_memcpy", "pinned_dma", ... (xfer_copy_path_name): the names xfer-tool and the copy
 /// log print; "unknown" for a value that is no xfer_copy_path. Static storage, never nullptr.
@@ -514,6 +531,34 @@ class Context {
         xfer_registration_stats stats{};
         check(xfer_registration_get_stats(get(), &stats), "xfer_registration_get_stats");
         return stats;
+    }
+
+    /// The values the context uses, its backend's parameters then the values it derives
+    /// (xfer_context_setting_count / xfer_context_get_setting). Throws Error.
+    std::vector<Setting> settings() const {
+        int count = 0;
+        check(xfer_context_setting_count(get(), &count), "xfer_context_setting_count");
+        std::vector<Setting> out;
+        for (int i = 0; i < count; ++i) {
+            xfer_param_info p{};
+            int derived = 0;
+            check(xfer_context_get_setting(get(), i, &p, &derived), "xfer_context_get_setting");
+            Setting s;
+            static_cast<Param &>(s) =
+                Param{p.section, p.name, p.env, p.type, p.value, p.default_value, p.help, p.source};
+            s.derived = derived != 0;
+            out.push_back(std::move(s));
+        }
+        return out;
+    }
+    /// Calibrates the context's device (xfer_calibrate; `force`: XFER_CALIBRATE_FORCE, measure
+    /// even when a kept calibration holds). Throws Error (XFER_ERROR_NOT_SUPPORTED on host).
+    Calibration calibrate(bool force = false) const {
+        xfer_calibration_info info{};
+        info.struct_size = sizeof info;
+        check(xfer_calibrate(get(), force ? XFER_CALIBRATE_FORCE : 0u, &info), "xfer_calibrate");
+        return Calibration{info.measured != 0, info.seconds, info.file != nullptr ? info.file : "",
+                           info.json != nullptr ? info.json : ""};
     }
 
     /// Gives up this object's share of the context; get() is nullptr afterwards. When it was

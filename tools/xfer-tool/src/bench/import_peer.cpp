@@ -112,6 +112,8 @@ double ImportPeer::timed_copy(xfer_direction dir, std::size_t bytes) {
     return ask({'t', static_cast<std::uint8_t>(dir), bytes}).ms;
 }
 
-void ImportPeer::copy(xfer_direction dir, std::size_t bytes) { (void)ask({'c', static_cast<std::uint8_t>(dir), bytes}); }
+void ImportPeer::copy(xfer_direction dir, std::size_t bytes) {
+    (void)ask({'c', static_cast<std::uint8_t>(dir), bytes});
+}
 
 } // namespace xfer::tool

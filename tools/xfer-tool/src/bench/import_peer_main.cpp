@@ -87,8 +87,8 @@ int main(int argc, char **argv) {
     while (read_request(socket, r)) {
         if (r.op == 'q') return 0;
         double ms = 0;
-        const xfer_status st = r.op == 't' || r.op == 'c' ? peer.copy(r, r.op == 't' ? &ms : nullptr)
-                                                          : XFER_ERROR_INVALID_ARGUMENT;
+        const xfer_status st =
+            r.op == 't' || r.op == 'c' ? peer.copy(r, r.op == 't' ? &ms : nullptr) : XFER_ERROR_INVALID_ARGUMENT;
         if (!reply(socket, st, ms)) return 1;
     }
     return 1;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "bench/measure_support.hpp"
 #include "bench/measures.hpp"
@@ -81,6 +82,38 @@ void measure_after_idle_gap(BenchEnv &env, BenchRow &row, const std::string &bac
         },
         [&] { return xfer_copy_ms(b, buf, dir, n, label("back to back", dir, bytes)); });
     row.xfer = bench_rate("xfer_copy_async after " + gap, bytes, ms.xfer);
+    row.reference = bench_rate("xfer_copy_async back to back", bytes, ms.reference);
+    set_speed_ratio(row, ms, "the same copy back to back");
+
+    Verifier v;
+    RawPath raw(b);
+    verify_copy(raw, buf, env.data(bytes), dir, n, "xfer_copy_async", v,
+                [&] { xfer_copy_ms(b, buf, dir, n, "check"); });
+    row.verification = v.result();
+}
+
+void measure_after_host_work(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                             std::uint64_t bytes, std::uint64_t evict_bytes) {
+    BenchEnv::Backend &b = env.backend(backend);
+    const Buffer &buf = env.buffer(backend, bytes);
+    const std::size_t n = buf.bytes();
+    // Other work of the program: reading memory the copy does not touch, so that the copy's
+    // source has left the caches (untimed), as it has in a program between two steps.
+    std::vector<unsigned char> other(evict_bytes, 1);
+    volatile unsigned long sink = 0;
+    const auto other_work = [&] {
+        unsigned long sum = 0;
+        for (std::size_t i = 0; i < other.size(); i += 64) sum += other[i];
+        sink = sink + sum;
+    };
+    const std::string work = "reading " + format_size(evict_bytes) + " of other memory";
+    const Pairs ms = env.pairs(
+        [&] {
+            other_work();
+            return xfer_copy_ms(b, buf, dir, n, label("after other work", dir, bytes));
+        },
+        [&] { return xfer_copy_ms(b, buf, dir, n, label("back to back", dir, bytes)); });
+    row.xfer = bench_rate("xfer_copy_async after " + work, bytes, ms.xfer);
     row.reference = bench_rate("xfer_copy_async back to back", bytes, ms.reference);
     set_speed_ratio(row, ms, "the same copy back to back");
 

@@ -30,6 +30,22 @@ void measure_after_idle_gap(BenchEnv &env, BenchRow &row, const std::string &bac
 // exporter's own xfer_copy_async of its XFER_ALLOC_SHAREABLE buffer: one memory, two processes.
 void measure_import_vs_exporter(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                                 std::uint64_t bytes);
+// User memory the three ways a program uses it (measure_user_memory.cpp), a fresh array each
+// repeat: its first copy against the raw call on the same memory, or against `reference`'s
+// buffer copy; one array copied `copies` times, the copies from `timed_from` on against as many
+// buffer copies of `reference`; `count` pieces of `piece` bytes each against the raw call per piece.
+void measure_user_one_off_vs_raw(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                                 std::uint64_t bytes);
+void measure_user_one_off_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend,
+                                     const std::string &reference, xfer_direction dir, std::uint64_t bytes);
+void measure_user_reuse(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
+                        xfer_direction dir, std::uint64_t bytes, int copies, int timed_from);
+void measure_user_small(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                        std::uint64_t piece, std::size_t count);
+// xfer_copy_async after the calling thread read `evict_bytes` of other memory (other work of the
+// program: the copy's source is no longer in the caches) vs the same copy back to back.
+void measure_after_host_work(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
+                             std::uint64_t bytes, std::uint64_t evict_bytes);
 // xfer_memcpy_async from std::malloc'd memory vs the raw copy from the buffer's host view
 // (cudaHostAlloc on pinned).
 void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes);

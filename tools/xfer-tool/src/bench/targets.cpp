@@ -55,6 +55,63 @@ void add_idle_gap(std::vector<TargetSpec> &t, const std::string &backend, const 
                  [=](BenchEnv &env, BenchRow &row) { measure_after_idle_gap(env, row, backend, dir, size, gap_ms); }});
 }
 
+// Copies after other work of the program: the copy after reading memory it does not touch
+// (its source has left the caches) against itself back to back.
+void add_host_work_gap(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
+                       std::uint64_t evict_bytes, std::optional<double> goal, const std::string &origin) {
+    for (xfer_direction dir : kDirections)
+        for (std::uint64_t size : sizes)
+            t.push_back({backend + "-work-gap-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                         "xfer_copy_async after reading " + size_tag(evict_bytes) +
+                             " of other memory vs the same copy back to back" + origin,
+                         size, goal ? std::optional<Goal>(at_least(*goal)) : std::nullopt,
+                         [=](BenchEnv &env, BenchRow &row) {
+                             measure_after_host_work(env, row, backend, dir, size, evict_bytes);
+                         }});
+}
+
+// User memory the three ways (measure_user_memory.cpp): a one-off copy against the raw call on
+// the same memory and against `reference`'s buffers, a loop's array copied 20 times against
+// `reference`'s buffers from the third copy on, and many small pieces against the raw call.
+struct UserMemoryGoals {
+    std::optional<double> one_off_vs_raw, one_off_vs_reference, reuse_vs_reference, small_vs_raw;
+};
+void add_user_ways(std::vector<TargetSpec> &t, const std::string &backend, const std::string &reference,
+                   const std::vector<std::uint64_t> &one_off_sizes, const std::vector<std::uint64_t> &large_sizes,
+                   std::uint64_t piece, std::size_t pieces, const UserMemoryGoals &g, const std::string &origin) {
+    const auto goal = [](std::optional<double> v) { return v ? std::optional<Goal>(at_least(*v)) : std::nullopt; };
+    constexpr int kCopies = 20, kTimedFrom = 3;
+    for (xfer_direction dir : kDirections) {
+        for (std::uint64_t size : one_off_sizes)
+            t.push_back(
+                {backend + "-user-once-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                 "xfer_memcpy_async, the first copy of a user array, vs the raw copy of the same array" + origin, size,
+                 goal(g.one_off_vs_raw),
+                 [=](BenchEnv &env, BenchRow &row) { measure_user_one_off_vs_raw(env, row, backend, dir, size); }});
+        for (std::uint64_t size : large_sizes)
+            t.push_back(
+                {backend + "-user-once-vs-" + reference + "-" + dir_tag(dir) + "-" + size_tag(size), backend,
+                 "xfer_memcpy_async, the first copy of a user array, vs a " + reference + " buffer's copy" + origin,
+                 size, goal(g.one_off_vs_reference), [=](BenchEnv &env, BenchRow &row) {
+                     measure_user_one_off_vs_backend(env, row, backend, reference, dir, size);
+                 }});
+        for (std::uint64_t size : large_sizes)
+            t.push_back({backend + "-user-reuse" + std::to_string(kCopies) + "-" + dir_tag(dir) + "-" + size_tag(size),
+                         backend,
+                         "one user array copied " + std::to_string(kCopies) + " times with xfer_memcpy_async vs a " +
+                             reference + " buffer copied as often, copies " + std::to_string(kTimedFrom) + "-" +
+                             std::to_string(kCopies) + " timed" + origin,
+                         size, goal(g.reuse_vs_reference), [=](BenchEnv &env, BenchRow &row) {
+                             measure_user_reuse(env, row, backend, reference, dir, size, kCopies, kTimedFrom);
+                         }});
+        t.push_back({backend + "-user-pieces-" + dir_tag(dir) + "-" + size_tag(piece), backend,
+                     std::to_string(pieces) + " copies of " + size_tag(piece) +
+                         " pieces of a user array vs the raw copy per piece" + origin,
+                     piece * pieces, goal(g.small_vs_raw),
+                     [=](BenchEnv &env, BenchRow &row) { measure_user_small(env, row, backend, dir, piece, pieces); }});
+    }
+}
+
 // A buffer shared with another process: the importer's copies against the exporter's.
 void add_import(std::vector<TargetSpec> &t, const std::string &backend, const std::vector<std::uint64_t> &sizes,
                 std::optional<double> goal, const std::string &origin) {
@@ -163,8 +220,19 @@ std::vector<TargetSpec> make_cuda_targets() {
                                                 workflow_defaults.batches, workflow_defaults.streams);
                  }});
     add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
-    // Real programs copy between other work: within 10% of the back-to-back figure after a gap.
-    for (const char *backend : {"pageable", "pinned"}) add_idle_gap(t, backend, {64 * MiB, 256 * MiB}, 30, 0.90, "");
+    // Real programs copy between other work: within 10% of the back-to-back figure after a gap,
+    // idle or spent reading other memory.
+    for (const char *backend : {"pageable", "pinned"}) {
+        add_idle_gap(t, backend, {64 * MiB, 256 * MiB}, 30, 0.90, "");
+        add_host_work_gap(t, backend, {64 * MiB}, 1 * GiB, 0.90, "");
+    }
+    // User memory however it lives: a one-off copy never below the driver's (and near pinned
+    // speed from 256 MiB), a loop's array at pinned speed from its third copy, small pieces as
+    // fast as the driver's own copies of them.
+    std::vector<std::uint64_t> once;
+    for (std::uint64_t size = 4 * KiB; size <= 1 * GiB; size *= 16) once.push_back(size);
+    add_user_ways(t, "pageable", "pinned", once, {64 * MiB, 256 * MiB, 1 * GiB}, 4 * KiB, 1024,
+                  UserMemoryGoals{0.97, 0.90, 0.95, 0.97}, "");
     // A buffer handed to another process copies as fast there as in the process that made it.
     add_import(t, "pinned", {64 * MiB, 256 * MiB}, 0.97, "");
     add_import(t, "pageable", {256 * MiB}, 0.97, "");
@@ -192,6 +260,8 @@ std::vector<TargetSpec> make_smoke_targets() {
     add_copy_vs_raw(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_async(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_idle_gap(t, "host", {1 * MiB}, 2, std::nullopt, smoke);
+    add_host_work_gap(t, "host", {1 * MiB}, 16 * MiB, std::nullopt, smoke);
+    add_user_ways(t, "host", "host", {1 * MiB}, {1 * MiB}, 4 * KiB, 64, UserMemoryGoals{}, smoke);
     add_import(t, "host", {1 * MiB}, std::nullopt, smoke);
     add_overhead(t, "host", std::nullopt, smoke);
     add_observer(t, "host", std::nullopt, smoke);

@@ -6,7 +6,7 @@
 
 #include <array>
 
-namespace xfer::cuda::pinned {
+namespace xfer::cuda::user_memory {
 namespace {
 
 constexpr std::uint64_t kPresent = std::uint64_t{1} << 63;
@@ -74,4 +74,4 @@ bool same_page_frames(std::uintptr_t start, std::size_t pages, const std::uint64
     return for_each_frame(start, pages, [&](std::size_t i, std::uint64_t f) { return f == expected[i]; });
 }
 
-} // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::user_memory

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <iterator>
 
-namespace xfer::cuda::pinned {
+namespace xfer::cuda::user_memory {
 
 CachedRange *RegistrationLru::find(std::uintptr_t start, std::size_t bytes) noexcept {
     auto it = ranges_.upper_bound(start); // first range starting after `start`
@@ -72,4 +72,4 @@ std::vector<std::uintptr_t> RegistrationLru::all() const {
     return out;
 }
 
-} // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::user_memory

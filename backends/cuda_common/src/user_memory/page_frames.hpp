@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace xfer::cuda::pinned {
+namespace xfer::cuda::user_memory {
 
 constexpr std::size_t kPageBytes = 4096;
 
@@ -23,4 +23,4 @@ bool read_page_frames(std::uintptr_t start, std::size_t pages, std::vector<std::
 // start). Reads pagemap in blocks: no allocation beyond a fixed buffer.
 bool same_page_frames(std::uintptr_t start, std::size_t pages, const std::uint64_t *expected) noexcept;
 
-} // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::user_memory

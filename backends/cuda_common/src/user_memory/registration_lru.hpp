@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bookkeeping of the pinned backend's registration cache, apart from CUDA so that it is
+// The bookkeeping of a context's registration cache, apart from CUDA so that it is
 // unit-tested without a device: cached page ranges, least-recently-used order, the byte limit,
 // and the identity of each range's pages (page_frames.hpp).
 #pragma once
@@ -9,13 +9,14 @@
 #include <map>
 #include <vector>
 
-namespace xfer::cuda::pinned {
+namespace xfer::cuda::user_memory {
 
 struct CachedRange {
     std::uintptr_t start = 0;          // page-aligned
     std::size_t bytes = 0;             // whole pages
     std::vector<std::uint64_t> frames; // physical frame of each page when it was registered
     std::uint64_t last_use = 0;        // tick of the LRU clock
+    std::uint64_t register_ns = 0;     // host time cudaHostRegister took
 };
 
 // Not thread-safe: the cache holds its lock around every call.
@@ -48,4 +49,4 @@ class RegistrationLru {
     std::size_t limit_;
 };
 
-} // namespace xfer::cuda::pinned
+} // namespace xfer::cuda::user_memory
