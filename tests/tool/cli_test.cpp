@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Command-line and configuration-file parsing of xfer-tool.
 #include <cstdlib>
+#include <set>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
 #include "cli.hpp"
+#include "short_options.hpp"
 
 using namespace xfer::tool;
 
@@ -58,7 +60,7 @@ TEST(Cli, OptionsAreParsedWithUnits) {
                             "--backend",   "managed",
                             "--size",      "4MiB",
                             "--sizes",     "1KiB,1MB",
-                            "-n",          "5",
+                            "-r",          "5",
                             "-w",          "0",
                             "--copies",    "16",
                             "--copy-size", "1KB",
@@ -83,6 +85,41 @@ TEST(Cli, OptionsAreParsedWithUnits) {
     EXPECT_EQ(inv.run.output, "out.json");
     EXPECT_EQ(inv.run.trace, "t.json");
     EXPECT_TRUE(inv.run.quiet);
+}
+
+// One set of short options: the letters bench and calibrate take mean the same in run and compare.
+TEST(Cli, ShortOptionsAreThoseOfEveryCommand) {
+    for (const char *command : {"run", "compare"}) {
+        Invocation inv = parse({command, "roundtrip", "-b", "host", "-d", "1", "-f", "csv", "-o", "r.csv", "-r", "3",
+                                "-w", "0", "-s", "1MiB", "-q"});
+        EXPECT_EQ(inv.run.backends, (std::vector<std::string>{"host"})) << command;
+        EXPECT_EQ(inv.run.device, 1) << command;
+        EXPECT_EQ(inv.run.format, "csv") << command;
+        EXPECT_EQ(inv.run.output, "r.csv") << command;
+        EXPECT_EQ(inv.run.repeats, 3) << command;
+        EXPECT_TRUE(inv.run.fixed_repeats) << command;
+        EXPECT_EQ(inv.run.warmup, 0) << command;
+        EXPECT_EQ(inv.run.size, 1u << 20) << command;
+        EXPECT_TRUE(inv.run.quiet) << command;
+    }
+    EXPECT_EQ(parse({"plot", "r.json", "-o", "bw.png"}).plot.output, "bw.png");
+}
+
+TEST(Cli, NoLetterHasTwoMeanings) {
+    std::set<char> letters;
+    std::set<std::string> names;
+    for (const auto &[name, letter] : short_options()) {
+        EXPECT_TRUE(letters.insert(letter).second) << "-" << letter << " is taken twice";
+        EXPECT_TRUE(names.insert(name).second) << "--" << name << " has two letters";
+    }
+    EXPECT_EQ(option_key("backend"), "backend,b");
+    EXPECT_EQ(option_key("repeats"), "repeats,r");
+    EXPECT_EQ(option_key("seed"), "seed");
+}
+
+TEST(Cli, CsvMetadataIsOptIn) {
+    EXPECT_FALSE(parse({"run", "roundtrip", "--format", "csv"}).run.csv_metadata);
+    EXPECT_TRUE(parse({"run", "roundtrip", "--format", "csv", "--csv-metadata"}).run.csv_metadata);
 }
 
 TEST(Cli, BackendAllAndCompareDefaults) {
@@ -125,7 +162,7 @@ TEST(Cli, BadInputSaysWhatIsWrong) {
               "--direction: unknown direction 'up' (use h2d, d2h, bidir)");
     EXPECT_EQ(usage_error({"run", "all", "--seed", "-1"}),
               "--seed: '-1' is not a seed (a whole number from 0 to 2^64-1)");
-    EXPECT_NE(usage_error({"run", "all", "-b", "1MiB"}).find("unrecognised option '-b'"), std::string::npos);
+    EXPECT_NE(usage_error({"run", "all", "-n", "5"}).find("unrecognised option '-n'"), std::string::npos);
     EXPECT_EQ(usage_error({"diff", "a.json"}), "diff needs two reports: A.json B.json");
     EXPECT_EQ(usage_error({"plot", "--kind", "pie", "t.json", "-o", "x.png"}),
               "--kind: unknown plot kind 'pie' (use bandwidth or overlap)");
@@ -160,17 +197,18 @@ TEST(Cli, HelpListsEveryWorkflowAndOptionWithDefaults) {
                                 "--copies N (=4096)",
                                 "--copy-size SIZE (=4KiB)",
                                 "--stride N (=32)",
-                                "--format table|csv|json (=table)",
+                                "-f [ --format ] table|csv|json (=table)",
                                 "--output ] FILE",
                                 "--trace FILE",
                                 "--config FILE",
-                                "--backend NAME",
-                                "--device N|all (=-1)",
+                                "-b [ --backend ] NAME",
+                                "-d [ --device ] N|all (=-1)",
                                 "--seed N",
                                 "--quiet ]",
                                 "--quick",
                                 "--direction h2d,d2h,bidir (=h2d,d2h,bidir)",
                                 "--samples",
+                                "--csv-metadata",
                                 "--long",
                                 "--log-copies"})
             EXPECT_NE(text->find(opt), std::string::npos) << opt;
@@ -252,8 +290,8 @@ TEST(Cli, QuickLowersTheDefaultsButNotExplicitOptions) {
 }
 
 TEST(Cli, DirectionsSamplesLongAndSeed) {
-    Invocation inv =
-        parse({"run", "bandwidth", "--direction", "d2h,h2d", "--samples", "--long", "--seed", "18446744073709551615"});
+    Invocation inv = parse({"run", "bandwidth", "--direction", "d2h,h2d", "--samples", "--csv-metadata", "--long",
+                            "--seed", "18446744073709551615"});
     EXPECT_EQ(inv.run.directions, (std::vector<std::string>{"d2h", "h2d"}));
     EXPECT_TRUE(inv.run.has_direction("h2d"));
     EXPECT_FALSE(inv.run.has_direction("bidir"));

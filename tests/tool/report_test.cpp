@@ -74,9 +74,8 @@ TEST(CsvReport, OneRowPerFigureWithQuotedFields) {
     write_csv(out, sample_report());
     std::istringstream in(out.str());
     std::string header, row1, row2, row3, row4;
-    // The run's metadata comes first, as '#' comment lines.
-    while (std::getline(in, header) && header.rfind("#", 0) == 0)
-        ;
+    // The header row is the first line: any CSV reader takes it without options.
+    std::getline(in, header);
     std::getline(in, row1);
     std::getline(in, row2);
     std::getline(in, row3);
@@ -95,6 +94,79 @@ TEST(CsvReport, OneRowPerFigureWithQuotedFields) {
         "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,bandwidth,d2h,GB/s,1048576,1 MiB,,,,,,0,passed,no copy (mapped)");
     EXPECT_EQ(row4, "1.0.0,1.0.0,pinned,NVIDIA H200,Gen5 x16,,,roundtrip,verification,,0,,,,,,,0,failed,"
                     "\"sqrt result: first mismatch at index 7: expected 2, got 3 (1 of 8 elements differ)\"");
+}
+
+TEST(CsvReport, MetadataAsCommentLinesOnlyWhenAsked) {
+    Report report = sample_report();
+    report.run.time = "2026-12-01T10:20:30Z";
+    report.run.host = "node07";
+    report.run.seed = "42";
+    report.run.config.push_back({"host", "device_memory", "0", "default"});
+    std::ostringstream plain;
+    write_csv(plain, report);
+    EXPECT_EQ(plain.str().rfind("tool_version,library_version,backend,", 0), 0u) << plain.str();
+    EXPECT_EQ(plain.str().find('#'), std::string::npos) << plain.str();
+
+    std::ostringstream with;
+    write_csv(with, report, CsvMetadata::comments);
+    const std::string text = with.str();
+    EXPECT_EQ(text.rfind("# xfer-tool 1.0.0, libxfer 1.0.0, commit unknown\n", 0), 0u) << text;
+    for (const char *line : {"\n# time: 2026-12-01T10:20:30Z\n", "\n# host: node07\n", "\n# seed: 42\n",
+                             "\n# config: host.device_memory = 0 (default)\n", "\n# units: GB/s = 10^9 bytes/s;"})
+        EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+    // After the comments, the same header and rows as without them.
+    const std::size_t header = text.find("\ntool_version,");
+    ASSERT_NE(header, std::string::npos) << text;
+    EXPECT_EQ(text.substr(header + 1), plain.str());
+}
+
+// peer: the GB/s as a matrix, one row per source device, one column per destination.
+TEST(TableReport, PeerMatrixRowsAreSourcesColumnsDestinations) {
+    WorkflowResult r;
+    r.workflow = "peer";
+    r.backend = "host";
+    r.device = DeviceSummary{"host (emulated device)", "host", 0, "", ""};
+    r.parameters.push_back({"raw call", "std::memcpy", std::nullopt});
+    r.parameters.push_back({"matrix", "GB/s median, row = source, column = destination: ...", std::nullopt});
+    const double rates[3][3] = {{0, 12.5, 13.25}, {21, 0, 23.5}, {31, 32, 0}};
+    for (int from = 0; from < 3; ++from)
+        for (int to = 0; to < 3; ++to) {
+            if (from == to) continue;
+            const std::string pair = std::to_string(from) + "->" + std::to_string(to);
+            const double v = rates[from][to];
+            r.figures.push_back(Figure{"peer " + pair, "GB/s", 1024, Stats{v, v, v, 2}, ""});
+            // The raw call of 2->0 was not measured: n/a in its matrix.
+            std::optional<Stats> raw;
+            if (pair != "2->0") raw = Stats{v / 2, v / 2, v / 2, 2};
+            r.figures.push_back(Figure{"raw peer " + pair, "GB/s", 1024, raw, ""});
+            r.figures.push_back(Figure{"peer " + pair + " xfer / raw", "x", 1024, Stats{2, 2, 2, 2}, ""});
+        }
+    std::ostringstream out;
+    write_table_result(out, r, TableStyle::compact);
+    const std::string text = out.str();
+    EXPECT_NE(text.find("   GB/s, xfer_memcpy_peer_async (medians; row = source device, column = destination device):\n"
+                        "   src\\dst      0      1      2\n"
+                        "         0      -  12.50  13.25\n"
+                        "         1  21.00      -  23.50\n"
+                        "         2  31.00  32.00      -\n"
+                        "   GB/s, std::memcpy (medians; row = source device, column = destination device):\n"
+                        "   src\\dst      0      1      2\n"
+                        "         0      -  6.250  6.625\n"
+                        "         1  10.50      -  11.75\n"
+                        "         2    n/a  16.00      -\n"),
+              std::string::npos)
+        << text;
+    // Every figure is still listed, and the one-line matrix parameter gives way to the matrix.
+    EXPECT_NE(text.find("peer 0->1 xfer / raw"), std::string::npos) << text;
+    EXPECT_EQ(text.find("matrix="), std::string::npos) << text;
+    EXPECT_NE(text.find("raw call=std::memcpy"), std::string::npos) << text;
+
+    // No pair (one device): no matrix.
+    WorkflowResult none = r;
+    none.figures = {Figure{"peer", "GB/s", 1024, std::nullopt, "no pair"}};
+    std::ostringstream one;
+    write_peer_matrices(one, none);
+    EXPECT_EQ(one.str(), "");
 }
 
 TEST(JsonReport, OneSchemaForEveryWorkflow) {

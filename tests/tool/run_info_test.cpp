@@ -163,10 +163,13 @@ TEST(Diff, MatchesFiguresAndMarksBetterAndWorse) {
     EXPECT_TRUE(changes[1].significant);
     EXPECT_FALSE(changes[1].better); // ms went up
     std::ostringstream out;
-    write_diff(out, a, b, "a.json", "b.json", false);
+    EXPECT_EQ(write_diff(out, a, b, "a.json", "b.json", false), 1); // one regression: the time
     EXPECT_NE(out.str().find("better"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("WORSE"), std::string::npos) << out.str();
     EXPECT_NE(out.str().find("2 of 2 figures changed beyond their spread"), std::string::npos) << out.str();
+    EXPECT_NE(out.str().find(": 1 worse, 1 better\n"), std::string::npos) << out.str();
+    std::ostringstream same;
+    EXPECT_EQ(write_diff(same, a, a, "a.json", "a.json", true), 0);
 }
 
 // A --device all report holds each backend once per device: figures pair up device by device.

@@ -220,11 +220,18 @@ TEST(SurveyReport, EveryFormatCarriesRankAndHost) {
     std::ostringstream csv;
     write_csv(csv, merged);
     const std::string rows = csv.str();
-    EXPECT_NE(rows.find("\nrank,hostname,tool_version,"), std::string::npos) << rows;
+    EXPECT_EQ(rows.rfind("rank,hostname,tool_version,", 0), 0u) << rows;
     EXPECT_NE(rows.find("\n3,node-b,1.0.0,1.0.0,pinned,NVIDIA H200,"), std::string::npos) << rows;
-    EXPECT_NE(rows.find("# slowest: bandwidth on pinned, h2d at 1 MiB: rank 3 on node-b (device 1) 20.00 GB/s"),
+    EXPECT_EQ(rows.find("# "), std::string::npos) << rows;
+    // The ranks and the summary as '#' lines before the header, when asked (--csv-metadata).
+    std::ostringstream commented;
+    write_csv(commented, merged, CsvMetadata::comments);
+    const std::string with = commented.str();
+    EXPECT_NE(with.find("\n# survey: 4 ranks on 2 hosts"), std::string::npos) << with;
+    EXPECT_NE(with.find("# slowest: bandwidth on pinned, h2d at 1 MiB: rank 3 on node-b (device 1) 20.00 GB/s"),
               std::string::npos)
-        << rows;
+        << with;
+    EXPECT_NE(with.find("\nrank,hostname,tool_version,"), std::string::npos) << with;
 
     const nlohmann::json j = report_to_json(merged);
     ASSERT_EQ(j["results"].size(), 4u);

@@ -10,7 +10,10 @@ cfg = os.path.join(args.workdir, "xfer.ini")
 with open(cfg, "w") as f:
     f.write("# chosen by the file, not the command line\nbackend = host\ndevice = 0\n")
 out = os.path.join(args.workdir, "config.json")
-run(args.tool, ["run", "roundtrip", "--config", cfg, "--size", "64KiB", "-n", "2", "--format", "json", "-o", out])
+proc = run(args.tool, ["run", "roundtrip", "--config", cfg, "--size", "64KiB", "-r", "2", "--format", "json", "-o", out])
+# No --backend: run says which backend it opens and that the file named it.
+expect(proc.stderr.splitlines()[0] == "xfer-tool: running on backend host: named by the backend key of the "
+       "configuration file " + cfg, "stderr:\n" + proc.stderr)
 with open(out) as f:
     data = json.load(f)
 expect(data["results"][0]["backend"] == "host", "backend: %r" % data["results"][0]["backend"])
@@ -18,7 +21,7 @@ expect(data["results"][0]["verification"]["status"] == "passed", "not verified")
 
 with open(cfg, "w") as f:
     f.write("backend = host\nbogus_key = 1\n")
-proc = run(args.tool, ["run", "roundtrip", "--config", cfg, "--size", "64KiB", "-n", "2"], expect_rc=3)
+proc = run(args.tool, ["run", "roundtrip", "--config", cfg, "--size", "64KiB", "-r", "2"], expect_rc=3)
 expect("bogus_key" in proc.stderr, "the library's config error is not shown:\n" + proc.stderr)
 
 proc = run(args.tool, ["run", "roundtrip", "--config", os.path.join(args.workdir, "missing.ini")], expect_rc=2)

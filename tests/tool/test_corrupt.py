@@ -7,7 +7,7 @@ import os
 from tool_checks import SMALL, WORKFLOWS, expect, parse_args, run, validate_results
 
 args = parse_args()
-proc = run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-n", "2"],
+proc = run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-r", "2"],
            env_extra={"XFER_TOOL_CORRUPT": "1"}, expect_rc=1)
 # 64 KiB = 16384 floats: the hook flips the low byte of element 8192.
 expect("roundtrip on host: verification FAILED: sqrt result: first mismatch at index 8192: expected " in proc.stderr,
@@ -27,5 +27,5 @@ failed_lines = [l for l in proc.stderr.splitlines() if "verification FAILED" in 
 expect(len(failed_lines) == len(WORKFLOWS), "stderr:\n" + proc.stderr)
 
 # Without the hook the same run passes (the hook, not the workflow, made it fail).
-run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-n", "2"], expect_rc=0)
+run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-r", "2"], expect_rc=0)
 print("ok")

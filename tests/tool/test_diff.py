@@ -1,16 +1,24 @@
 # SPDX-License-Identifier: Apache-2.0
-"""`xfer-tool diff A.json B.json`: the figures that changed beyond their spread."""
+"""`xfer-tool diff A.json B.json`: the figures that changed beyond their spread; exit status 0
+when none got worse, 1 when one did (a regression), 2 a bad command line, 3 a file it cannot read."""
 import json
 import os
 
 from tool_checks import SMALL, expect, parse_args, run
 
 args = parse_args()
+
+
+def table_rows(text):
+    """The figure rows of a diff: the lines between the header row and the count."""
+    return [l for l in text.splitlines() if l.split() and "figures changed beyond their spread" not in l]
+
+
 a = os.path.join(args.workdir, "a.json")
 run(args.tool, ["run", "roundtrip,bandwidth", "--backend", "host", "--format", "json", "-o", a] + SMALL)
 
-# The same report against itself: nothing changed.
-p = run(args.tool, ["diff", a, a])
+# The same report against itself: nothing changed, exit 0.
+p = run(args.tool, ["diff", a, a], expect_rc=0)
 expect("A " + a in p.stdout and "B " + a in p.stdout, "no metadata lines:\n" + p.stdout)
 expect("\n0 of " in p.stdout and "figures changed beyond their spread" in p.stdout, p.stdout)
 
@@ -41,14 +49,24 @@ b = os.path.join(args.workdir, "b.json")
 with open(b, "w") as f:
     json.dump(data, f)
 a = a2
-p = run(args.tool, ["diff", a, b])
+# Two regressions: exit 1, and the count says so.
+p = run(args.tool, ["diff", a, b], expect_rc=1)
+expect("figures changed beyond their spread (|B - A| > 2 x combined stddev and > 2%): 2 worse, 0 better" in p.stdout,
+       p.stdout)
 rows = [l for l in p.stdout.splitlines() if "WORSE" in l]
 expect(any(l.split()[:3] == ["bandwidth", "host", "h2d"] and "GB/s" in l and "-50.0%" in l for l in rows),
        "halved h2d rate not reported:\n" + p.stdout)
 expect(any(l.split()[:4] == ["roundtrip", "host", "device", "total"] for l in rows), "doubled time not reported:\n" + p.stdout)
-expect(not any("better" in l for l in p.stdout.splitlines()), "something got better?\n" + p.stdout)
-p = run(args.tool, ["diff", a, b, "--all"])
+expect(not any(l.split()[-1:] == ["better"] for l in table_rows(p.stdout)), "something got better?\n" + p.stdout)
+p = run(args.tool, ["diff", a, b, "--all"], expect_rc=1)
 expect("within spread" in p.stdout, "--all does not list unchanged figures:\n" + p.stdout)
+# The other way round both figures got better: reported, and no regression, so exit 0.
+p = run(args.tool, ["diff", b, a], expect_rc=0)
+expect(sum(l.split()[-1:] == ["better"] for l in table_rows(p.stdout)) == 2 and "WORSE" not in p.stdout, p.stdout)
+expect(": 0 worse, 2 better" in p.stdout, p.stdout)
+# --help documents the exit statuses.
+p = run(args.tool, ["diff", "--help"])
+expect("Exit status: 0 no figure got worse" in p.stdout and "1 regressions" in p.stdout, p.stdout)
 
 # Reports written before the run metadata and stddev existed still compare (half the min-max
 # range stands in for the spread), e.g. the H200 results kept in docs/.

@@ -4,8 +4,9 @@ from tool_checks import expect, parse_args, run
 
 args = parse_args()
 out = run(args.tool, ["list"]).stdout
-expect("Backends (plugin search order):" in out, "no backend section:\n" + out)
-lines = [l.split() for l in out.splitlines()]
+expect("Backends (plugin search order" in out, "no backend section:\n" + out)
+# Rows of the backend table; '*' (the backend opened when none is named) dropped.
+lines = [l.split()[1:] if l.split()[:1] == ["*"] else l.split() for l in out.splitlines()]
 host = [l for l in lines if l[:2] == ["host", "yes"]]
 expect(host, "the host backend is not listed as available:\n" + out)
 for needle in ("Devices:", "host (emulated", "PCIe link", "concurrentManagedAccess", "canMapHostMemory",
@@ -22,6 +23,12 @@ for p in plugins:
         expect(any(name in l and "unavailable:" in l for l in out.splitlines()),
                "unavailable backend %s has no reason" % name)
 
+# One backend is marked, and a line says which and why (test_backend_choice.py checks the reasons).
+marked = [l for l in out.splitlines() if l.split()[:1] == ["*"]]
+expect(len(marked) == 1, "one backend should be marked '*':\n" + out)
+expect(any(l.strip().startswith("selected: " + marked[0].split()[1] + ": ") for l in out.splitlines()),
+       "no 'selected:' line for the marked backend:\n" + out)
+
 # A configuration file named with --config is the one the library reads.
 cfg = os.path.join(args.workdir, "xfer.ini")
 with open(cfg, "w") as f:
@@ -29,4 +36,5 @@ with open(cfg, "w") as f:
 out = run(args.tool, ["list", "--config", cfg]).stdout
 row = [l for l in out.splitlines() if l.strip().startswith("backend ") and "XFER_BACKEND" in l]
 expect(row and " host " in row[0] and " file " in row[0], "backend from --config not shown as file:\n" + out)
+expect("selected: host: named by the backend key of the configuration file " + cfg in out, out)
 print("ok")

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """peer and --device all on the host backend with emulated devices (XFER_HOST_DEVICES), with the
-paths of the copies into every device."""
+paths of the copies into every device, and the table's source x destination matrix of GB/s."""
 import json
 import os
 
@@ -34,6 +34,45 @@ expect(r["paths"] == {"host_memcpy": {"copies": 6 * per_pair, "bytes": 6 * per_p
                                       "host_ns": r["paths"]["host_memcpy"]["host_ns"]}},
        "peer paths (6 pairs of %d copies): %r" % (per_pair, r["paths"]))
 expect(r["slow_copies"] == 0 and r["registrations"] == 0, "peer: %r %r" % (r["slow_copies"], r["registrations"]))
+
+# The table shows the GB/s as nvbandwidth does: a matrix per call, one row per source device, one
+# column per destination, '-' on the diagonal; every figure is still listed below it.
+def matrices(table):
+    """The matrices of the peer block: {title: {source: [cells by destination]}}."""
+    block = table.split("== peer on host")[1].split("\n== ")[0].splitlines()
+    found = {}
+    for i, line in enumerate(block):
+        if line.strip().startswith("GB/s, ") and line.rstrip().endswith("column = destination device):"):
+            header = block[i + 1].split()
+            expect(header[0] == "src\\dst", "matrix header: %r" % block[i + 1])
+            rows = {}
+            for row in block[i + 2:]:
+                cells = row.split()
+                if not cells or not cells[0].isdigit() or len(cells) != len(header):
+                    break
+                rows[int(cells[0])] = cells[1:]
+            found[line.strip()] = (header[1:], rows)
+    return found
+
+
+for devices in (3, 2):
+    table = run(args.tool, ["run", "peer", "--backend", "host", "--size", "256KiB", "--repeats", "2", "--warmup", "1",
+                            "--seed", "7"], {"XFER_HOST_DEVICES": str(devices)}).stdout
+    found = matrices(table)
+    titles = sorted(found)
+    expect(len(titles) == 2 and any("xfer_memcpy_peer_async" in t for t in titles)
+           and any("std::memcpy" in t for t in titles), "%d devices: matrices %r\n%s" % (devices, titles, table))
+    for title, (columns, rows) in found.items():
+        expect(columns == [str(d) for d in range(devices)] and sorted(rows) == list(range(devices)),
+               "%d devices, %s: columns %r, rows %r\n%s" % (devices, title, columns, sorted(rows), table))
+        for src in range(devices):
+            for dst in range(devices):
+                cell = rows[src][dst]
+                if src == dst:
+                    expect(cell == "-", "%s: diagonal %d is %r" % (title, src, cell))
+                else:
+                    expect(float(cell) > 0, "%s: %d->%d is %r" % (title, src, dst, cell))
+    expect("peer 1->0 xfer / raw" in table and "matrix=" not in table, "the figures below the matrix:\n" + table)
 
 # One device (the default): nothing to pair, reported, not an error.
 out1 = os.path.join(args.workdir, "peer1.json")

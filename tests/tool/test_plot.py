@@ -38,12 +38,12 @@ expect("gnuplot" in proc.stderr and ("not found" in proc.stderr or "not installe
 proc = run(args.tool, ["plot", os.path.join(args.workdir, "missing.json"), "-o", png], expect_rc=3)
 expect("cannot read" in proc.stderr, proc.stderr)
 roundtrip = os.path.join(args.workdir, "roundtrip.json")
-run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-n", "2", "--format", "json", "-o", roundtrip])
+run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-r", "2", "--format", "json", "-o", roundtrip])
 proc = run(args.tool, ["plot", roundtrip, "-o", png], expect_rc=3)
 expect("no bandwidth figures" in proc.stderr, proc.stderr)
 # --kind overlap: the timeline of a trace, one row per stream.
 trace = os.path.join(args.workdir, "overlap.trace.json")
-run(args.tool, ["run", "overlap", "--backend", "host", "--size", "1MiB", "--batches", "4", "-n", "2", "--trace", trace])
+run(args.tool, ["run", "overlap", "--backend", "host", "--size", "1MiB", "--batches", "4", "-r", "2", "--trace", trace])
 timeline = os.path.join(args.workdir, "overlap.svg")
 run(args.tool, ["plot", "--kind", "overlap", trace, "-o", timeline])
 with open(timeline) as f:

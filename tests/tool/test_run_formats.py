@@ -3,6 +3,7 @@
 JSON matches the schema; nothing on stderr when it is not a terminal (no progress, no errors).
 Every format carries the paths the copies took (host: all host_memcpy), with the copies and
 bytes each workflow makes; `run --log-copies` prints the library's line per copy on stderr."""
+import csv
 import json
 import os
 
@@ -23,6 +24,41 @@ expect(table.rstrip().splitlines()[-1] == "PASS", "the table does not end with P
 csv_path = os.path.join(args.workdir, "results.csv")
 run(args.tool, base + ["--format", "csv", "--output", csv_path])
 rows = check_csv(csv_path)
+
+# The CSV as Python's csv.DictReader (and pandas.read_csv, where installed) reads it, no options:
+# the header row names the columns, every row is a figure with its workflow, unit and numbers.
+with open(csv_path, newline="") as f:
+    first_line = f.readline()
+    f.seek(0)
+    read = list(csv.DictReader(f))
+expect(first_line.startswith("tool_version,library_version,backend,"), "CSV starts with %r" % first_line)
+expect([r["workflow"] for r in read] == [r["workflow"] for r in rows] and len(read) == len(rows),
+       "csv.DictReader reads other rows than the report has")
+expect(set(r["workflow"] for r in read) == set(WORKFLOWS), "DictReader workflows: %r" % {r["workflow"] for r in read})
+expect({"GB/s", "ms", "x", "count", "bytes", "ns"} <= {r["unit"] for r in read},
+       "DictReader units: %r" % sorted({r["unit"] for r in read}))
+h2d = [r for r in read if r["workflow"] == "bandwidth" and r["figure"] == "h2d" and r["unit"] == "GB/s"]
+expect([int(r["bytes"]) for r in h2d] == [1024, 4096, 16384, 65536, 262144] and all(float(r["median"]) > 0 for r in h2d),
+       "DictReader bandwidth h2d rows: %r" % h2d)
+expect(all(r["backend"] == "host" and r["verification"] == "passed" for r in read), "DictReader rows: %r" % read[:2])
+try:
+    import pandas
+except ImportError:
+    pandas = None
+if pandas is not None:
+    frame = pandas.read_csv(csv_path)
+    expect(list(frame.columns) == list(read[0].keys()) and len(frame) == len(read), "pandas.read_csv: %r" % frame)
+    expect(set(frame["workflow"]) == set(WORKFLOWS), "pandas workflows: %r" % set(frame["workflow"]))
+
+# --csv-metadata: the run's metadata first, as '#' lines (pandas: comment='#'), then the same header.
+meta_path = os.path.join(args.workdir, "results-meta.csv")
+run(args.tool, ["run", "roundtrip", "--backend", "host", "--format", "csv", "--csv-metadata", "-o", meta_path] + SMALL)
+with open(meta_path, newline="") as f:
+    lines = f.read().splitlines()
+comments = [l for l in lines if l.startswith("#")]
+expect(comments and lines[:len(comments)] == comments, "--csv-metadata: '#' lines not first:\n%s" % "\n".join(lines[:12]))
+expect(lines[len(comments)] == first_line.rstrip("\r\n"), "--csv-metadata header: %r" % lines[len(comments)])
+expect(any(l.startswith("# units: GB/s = 10^9 bytes/s") for l in comments), "--csv-metadata lacks the units line")
 expect({r["workflow"] for r in rows} == set(WORKFLOWS), "CSV lacks workflows: %r" % {r["workflow"] for r in rows})
 expect(all(r["verification"] == "passed" for r in rows), "CSV has unverified rows")
 expect(all(r["backend"] == "host" for r in rows), "CSV rows of another backend")

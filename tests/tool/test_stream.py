@@ -42,7 +42,7 @@ for extra, what in ((["-o", "/nonexistent-dir/r.json"], "cannot open '/nonexiste
     expect(p.stdout == "", "%r: measured anyway:\n%s" % (extra, p.stdout[:2000]))
 
 # 3. PASS / FAIL line.
-p = run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-n", "2"],
+p = run(args.tool, ["run", "roundtrip", "--backend", "host", "--size", "64KiB", "-r", "2"],
         env_extra={"XFER_TOOL_CORRUPT": "1"}, expect_rc=1)
 expect(p.stdout.rstrip().splitlines()[-1] == "FAIL (1 check failed)", "last line: %r" % p.stdout[-200:])
 
@@ -70,12 +70,14 @@ for r in data["results"]:
                    "%s: mean does not match its samples" % f["name"])
 
 csv_path = os.path.join(args.workdir, "meta.csv")
-run(args.tool, ["run", "roundtrip", "--backend", "host", "--format", "csv", "-o", csv_path] + SMALL)
+# The CSV carries the metadata only when asked (--csv-metadata); by default the header row is first.
+run(args.tool, ["run", "roundtrip", "--backend", "host", "--format", "csv", "--csv-metadata", "-o", csv_path] + SMALL)
 with open(csv_path) as f:
     text = f.read()
 comments = [l for l in text.splitlines() if l.startswith("#")]
 for key in ("# time: ", "# host: ", "# command: ", "# seed: 12345", "# config: host.device_memory"):
     expect(any(l.startswith(key) for l in comments), "CSV lacks %r:\n%s" % (key, "\n".join(comments)))
+run(args.tool, ["run", "roundtrip", "--backend", "host", "--format", "csv", "-o", csv_path] + SMALL)
 rows = check_csv(csv_path)
 expect(all(r["mean"] and r["stddev"] for r in rows if r["samples"] != "0"), "CSV rows without mean/stddev")
 

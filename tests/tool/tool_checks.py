@@ -101,11 +101,13 @@ def validate_results(path, schema_path):
 
 
 def check_csv(path):
+    """Reads a CSV report as any CSV reader would, without options: the header row is the first
+    line (the run's metadata is in the JSON report; '#' lines only with --csv-metadata)."""
     with open(path, newline="") as f:
-        # The run's metadata comes first as '#' comment lines (pandas: comment='#').
-        rows = list(csv.reader(line for line in f if not line.startswith("#")))
+        rows = list(csv.reader(f))
     expect(len(rows) > 1, "%s has no data rows" % path)
     header = rows[0]
+    expect(not any(row and row[0].startswith("#") for row in rows), "%s has '#' lines:\n%r" % (path, rows[:3]))
     for column in ("backend", "device", "pcie_link", "workflow", "figure", "unit", "bytes", "min", "median", "max",
                    "verification"):
         expect(column in header, "CSV header lacks %s: %r" % (column, header))

@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "run_info.hpp"
 #include "settings_table.hpp"
+#include "short_options.hpp"
 #include "text_table.hpp"
 #include "units.hpp"
 #include "xfer_handles.hpp"
@@ -36,17 +37,18 @@ struct CalibrateOptions {
 po::options_description calibrate_description() {
     const CalibrateOptions defaults;
     po::options_description d("Options of 'calibrate'", 100, 50);
-    d.add_options()("backend,b", po::value<std::string>()->value_name("NAME"),
+    d.add_options()(option_key("backend").c_str(), po::value<std::string>()->value_name("NAME"),
                     "the CUDA backend that measures (one calibration serves every backend of the GPU; pageable "
                     "also measures its staging engine). Default: pageable where available, else the first "
-                    "available CUDA backend")(
-        "device,d", po::value<int>()->default_value(defaults.device)->value_name("N"),
-        "device index; -1 = XFER_DEVICE / the config file's device key / 0")(
+                    "available CUDA backend")(option_key("device").c_str(),
+                                              po::value<int>()->default_value(defaults.device)->value_name("N"),
+                                              "device index; -1 = XFER_DEVICE / the config file's device key / 0")(
         "force", po::bool_switch(), "measure even when the kept calibration still holds (the device should be idle)")(
-        "format,f", po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
+        option_key("format").c_str(),
+        po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
         "output format")("config", po::value<std::string>()->value_name("FILE"),
                          "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
-        "help,h", "show this help");
+        option_key("help").c_str(), "show this help");
     return d;
 }
 
@@ -131,8 +133,8 @@ void print_table(const std::string &backend, int device, const Calibration &c, c
     for (const char *way : {"dma", "driver", "staged"}) {
         if (!copies.contains(way)) continue;
         for (const char *dir : {"to_device", "to_host"}) {
-            columns.push_back({std::string(way) + (std::string(dir) == "to_device" ? " h2d" : " d2h"),
-                               TextTable::Align::right});
+            columns.push_back(
+                {std::string(way) + (std::string(dir) == "to_device" ? " h2d" : " d2h"), TextTable::Align::right});
             curves.emplace_back(&copies.at(way).at(dir), "");
         }
     }
@@ -183,9 +185,12 @@ int run_calibrate_command(const std::vector<std::string> &args) {
         const std::vector<Setting> settings = ctx.settings();
         const int device = ctx.device();
         if (o.format == "json") {
-            std::cout << json{{"backend", backend},      {"device", device},
-                              {"measured", c.measured}, {"seconds", c.seconds},
-                              {"file", c.file},         {"calibration", cal},
+            std::cout << json{{"backend", backend},
+                              {"device", device},
+                              {"measured", c.measured},
+                              {"seconds", c.seconds},
+                              {"file", c.file},
+                              {"calibration", cal},
                               {"settings", settings_json(settings)}}
                              .dump(2)
                       << "\n";
@@ -199,7 +204,8 @@ int run_calibrate_command(const std::vector<std::string> &args) {
         std::fprintf(stderr, "xfer-tool: calibrate: %s\n", e.what());
         return kExitError;
     } catch (const json::exception &e) {
-        std::fprintf(stderr, "xfer-tool: calibrate: the library's calibration is not the JSON expected: %s\n", e.what());
+        std::fprintf(stderr, "xfer-tool: calibrate: the library's calibration is not the JSON expected: %s\n",
+                     e.what());
         return kExitError;
     }
 }

@@ -13,6 +13,7 @@
 
 #include <boost/program_options.hpp>
 
+#include "short_options.hpp"
 #include "units.hpp"
 #include "workflows/workflow.hpp"
 #include "xfer_config/config_file.hpp"
@@ -26,13 +27,9 @@ namespace {
 constexpr const char *kSection = "xfer-tool";
 
 // Every run/compare option once: the command line and the config file section share it.
-// Short options: only where the reference tools (nvbandwidth, nccl-tests, bandwidthTest) do
-// not give the letter another meaning: nccl-tests' -n (iterations) and -w (warm-up
-// iterations) mean the same here; -b, -d, -f and -r (buffer size, data type, step factor,
-// root there) are left free.
+// Short letters come from short_options.cpp, the one set every command uses.
 struct OptionSpec {
     const char *name;
-    const char *short_name; // "" for none
     const char *value_name;
     const char *default_text; // "" for none (the help says what happens)
     const char *quick_text;   // the default under --quick ("" = the same as default_text)
@@ -66,39 +63,37 @@ const std::string &sizes_help() {
 
 const std::vector<OptionSpec> &run_specs() {
     static const std::vector<OptionSpec> specs = {
-        {"backend", "", "NAME[,NAME...]|all", "", "",
+        {"backend", "NAME[,NAME...]|all", "", "",
          "backend(s) to run on, repeatable; 'all' = every available one. Default for run: the library's choice "
          "(XFER_BACKEND, the config file's backend key, else the first available of pinned, pageable, managed, "
-         "zerocopy, host); for compare: every available backend, less the emulated host backend when a real "
-         "device is present"},
-        {"device", "", "N|all", "-1", "",
+         "zerocopy, host; run says on stderr which one it picked and why); for compare: every available backend, less "
+         "the emulated host backend when a real device is present"},
+        {"device", "N|all", "-1", "",
          "device index; -1 = XFER_DEVICE / the config file's device key / 0; 'all' = every device of each backend, "
          "reported per device (peer runs once per backend: it covers every device pair itself)"},
-        {"size", "s", "SIZE", "256MiB", "16MiB",
+        {"size", "SIZE", "256MiB", "16MiB",
          "data size of roundtrip, sync-async, vector-add (per array), overlap (in total) and access"},
-        {"sizes", "", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16", sizes_help().c_str()},
-        {"direction", "", "h2d,d2h,bidir", "h2d,d2h,bidir", "", "bandwidth: directions to measure"},
-        {"repeats", "n", "N", "20", "5", repeats_help().c_str()},
-        {"warmup", "w", "N", "2", "1", "untimed warm-up runs before the timed repeats"},
-        {"batches", "", "N", "8", "4", "overlap: number of batches"},
-        {"streams", "", "N", "3", "", "overlap: streams of the pipelined pass"},
-        {"copies", "", "N", "4096", "512", "batching: number of small copies"},
-        {"copy-size", "", "SIZE", "4KiB", "", "batching: bytes per small copy"},
-        {"stride", "", "N", "32", "", "access: elements between the reads of neighbouring threads"},
-        {"seed", "", "N", "", "", "seed of the random data. Default: a random seed (recorded in the report)"},
-        {"format", "", "table|csv|json", "table", "", "report format"},
-        {"output", "o", "FILE", "", "",
+        {"sizes", "LIST|FROM:TO[:FACTOR|:+STEP]", "1KiB:1GiB:4", "4KiB:16MiB:16", sizes_help().c_str()},
+        {"direction", "h2d,d2h,bidir", "h2d,d2h,bidir", "", "bandwidth: directions to measure"},
+        {"repeats", "N", "20", "5", repeats_help().c_str()},
+        {"warmup", "N", "2", "1", "untimed warm-up runs before the timed repeats"},
+        {"batches", "N", "8", "4", "overlap: number of batches"},
+        {"streams", "N", "3", "", "overlap: streams of the pipelined pass"},
+        {"copies", "N", "4096", "512", "batching: number of small copies"},
+        {"copy-size", "SIZE", "4KiB", "", "batching: bytes per small copy"},
+        {"stride", "N", "32", "", "access: elements between the reads of neighbouring threads"},
+        {"seed", "N", "", "", "seed of the random data. Default: a random seed (recorded in the report)"},
+        {"format", "table|csv|json", "table", "",
+         "report format. csv: the header row first, then one row per figure (csv.DictReader and pandas.read_csv read "
+         "it as it is; the run's metadata is in the JSON report, or see --csv-metadata)"},
+        {"output", "FILE", "", "",
          "write the report to FILE (opened before anything is measured; it replaces an earlier FILE only once "
          "complete, so an interrupted run keeps it). Default: stdout"},
-        {"trace", "", "FILE", "", "",
+        {"trace", "FILE", "", "",
          "write every copy, kernel and prefetch as Chrome Trace Event JSON (open it in "
          "Perfetto or chrome://tracing, or draw it with 'plot --kind overlap'); written as -o is"},
     };
     return specs;
-}
-
-std::string option_key(const OptionSpec &s) {
-    return std::string(s.name) + (*s.short_name ? std::string(",") + s.short_name : "");
 }
 
 // The --quick defaults, listed from the table above (written once, there).
@@ -119,25 +114,29 @@ po::options_description run_description(const char *command) {
                               100, 50);
     for (const OptionSpec &s : run_specs()) {
         if (std::string(s.name) == "backend") {
-            d.add_options()(option_key(s).c_str(),
+            d.add_options()(option_key(s.name).c_str(),
                             po::value<std::vector<std::string>>()->composing()->value_name(s.value_name), s.help);
             continue;
         }
         auto *value = po::value<std::string>()->value_name(s.value_name);
         if (*s.default_text) value->default_value(s.default_text);
-        d.add_options()(option_key(s).c_str(), value, s.help);
+        d.add_options()(option_key(s.name).c_str(), value, s.help);
     }
     d.add_options()("config", po::value<std::string>()->value_name("FILE"),
                     "configuration file, as the library reads it (sets XFER_CONFIG); run options may also be set "
                     "in its [xfer-tool] section. Default: $XFER_CONFIG")(
         "quick", po::bool_switch(), quick_help().c_str())("samples", po::bool_switch(),
                                                           "JSON: every figure carries its raw samples")(
+        "csv-metadata", po::bool_switch(),
+        "CSV: the run's metadata (versions, time, host, command, seed, configuration, units) as '#' comment lines "
+        "before the header row (pandas: read_csv(..., comment='#'))")(
         "long", po::bool_switch(), "table: bandwidth as one row per figure and size (default: one row per size)")(
         "log-copies", po::bool_switch(),
         "print one line per copy call and path on stderr, as the library's copy log writes it (XFER_LOG=copies): "
         "the call, direction, path, why that path, copies, bytes, host time; no progress indicator")(
-        "quiet,q", po::bool_switch(),
-        "no progress indicator (it shows only when stderr is a terminal)")("help,h", "show this help");
+        option_key("quiet").c_str(), po::bool_switch(),
+        "no progress indicator (it shows only when stderr is a terminal)")(option_key("help").c_str(),
+                                                                           "show this help");
     return d;
 }
 
@@ -330,6 +329,7 @@ Invocation parse_run(const std::vector<std::string> &args, Command command) {
         throw UsageError(e.what(), try_hint(name));
     }
     o.samples = vm["samples"].as<bool>();
+    o.csv_metadata = vm["csv-metadata"].as<bool>();
     o.long_table = vm["long"].as<bool>();
     o.quiet = vm["quiet"].as<bool>();
     o.log_copies = vm["log-copies"].as<bool>();
@@ -344,7 +344,7 @@ Invocation parse_list(const std::vector<std::string> &args) {
     po::options_description d("Options of 'list'");
     d.add_options()("config", po::value<std::string>()->value_name("FILE"),
                     "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
-        "help,h", "show this help");
+        option_key("help").c_str(), "show this help");
     po::variables_map vm;
     try {
         po::store(po::command_line_parser(args).options(d).run(), vm);
@@ -355,7 +355,9 @@ Invocation parse_list(const std::vector<std::string> &args) {
     if (vm.count("help")) {
         std::ostringstream text;
         text << "Usage: xfer-tool list [--config FILE]\n\n"
-             << "Lists every backend found (available or not, and why), the devices (name, memory, PCIe link,\n"
+             << "Lists every backend found (available or not, and why), whatever XFER_BACKEND or the configuration's\n"
+             << "backend key names, with a * on the one opened when a program names none (xfer_open(NULL, ...), 'run'\n"
+             << "without --backend) and why it is that one; the devices (name, memory, PCIe link,\n"
              << "concurrentManagedAccess, canMapHostMemory, copy engines) and the effective configuration\n"
              << "parameters with value, source and help.\n\n"
              << d;
@@ -389,12 +391,12 @@ std::vector<std::string> inputs_of(const po::variables_map &vm) {
 
 Invocation parse_plot(const std::vector<std::string> &args) {
     po::options_description d("Options of 'plot'");
-    d.add_options()("output,o", po::value<std::string>()->value_name("FILE.png|FILE.svg"),
+    d.add_options()(option_key("output").c_str(), po::value<std::string>()->value_name("FILE.png|FILE.svg"),
                     "image to write; the extension picks the format")(
         "kind", po::value<std::string>()->value_name("bandwidth|overlap")->default_value("bandwidth"),
         "bandwidth: GB/s against size from a JSON report (xfer lines and, where the report has them, the raw "
-        "calls' lines beside them); overlap: the timeline of a --trace file, one row per stream")("help,h",
-                                                                                                  "show this help");
+        "calls' lines beside them); overlap: the timeline of a --trace file, one row per stream")(
+        option_key("help").c_str(), "show this help");
     const po::variables_map vm = parse_with_inputs(args, d, "plot");
     Invocation inv;
     if (vm.count("help")) {
@@ -427,7 +429,8 @@ Invocation parse_plot(const std::vector<std::string> &args) {
 
 Invocation parse_diff(const std::vector<std::string> &args) {
     po::options_description d("Options of 'diff'");
-    d.add_options()("all", po::bool_switch(), "also list the figures that did not change")("help,h", "show this help");
+    d.add_options()("all", po::bool_switch(), "also list the figures that did not change")(option_key("help").c_str(),
+                                                                                           "show this help");
     const po::variables_map vm = parse_with_inputs(args, d, "diff");
     Invocation inv;
     if (vm.count("help")) {
@@ -437,7 +440,9 @@ Invocation parse_diff(const std::vector<std::string> &args) {
              << "backend, figure, unit and size whose medians differ by more than their spread (2 x the combined\n"
              << "standard deviation, and at least 2%), marked better or worse, after both runs' metadata (time,\n"
              << "host, versions, device). For regressions across versions and machines.\n"
-             << "Exit status: 0 compared (changed or not), 3 a file could not be read.\n\n"
+             << "Exit status: 0 no figure got worse beyond its spread (none changed, or only for the better);\n"
+             << "1 regressions: at least one figure marked WORSE; 2 bad command line; 3 a file could not be read\n"
+             << "(or is not a report).\n\n"
              << d;
         inv.help_text = text.str();
         return inv;
@@ -510,7 +515,8 @@ std::string general_help() {
          << "Exit status: 0 success; 1 a result failed verification; 2 bad command line; 3 an error (a backend\n"
          << "could not be opened, a call failed, a file could not be written); 130 / 143 stopped by SIGINT\n"
          << "(Ctrl-C) / SIGTERM after the measurement under way, earlier -o / --trace files kept as they were\n"
-         << "(a second signal ends it at once).\n"
+         << "(a second signal ends it at once). diff: 1 a figure got worse beyond its spread; bench: 4 a target\n"
+         << "missed its ratio.\n"
          << "Environment: XFER_CONFIG (configuration file), XFER_PLUGIN_PATH (backend search path), XFER_BACKEND,\n"
          << "XFER_DEVICE and XFER_<BACKEND>_<PARAM> (see 'xfer-tool list'); XFER_TOOL_GNUPLOT (gnuplot executable);\n"
          << "XFER_TOOL_KERNELS_PATH (CUDA kernels library); XFER_TOOL_CORRUPT=1 (test hook: corrupts one byte of\n"

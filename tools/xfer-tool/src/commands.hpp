@@ -12,6 +12,7 @@ namespace xfer::tool {
 enum ExitStatus {
     kExitOk = 0,
     kExitVerificationFailed = 1,
+    kExitRegressions = 1, // diff: a figure got worse beyond its spread
     kExitUsage = 2,
     kExitError = 3,
     kExitTargetMissed = 4, // bench: a target missed its ratio (everything verified)

@@ -81,8 +81,8 @@ std::vector<FigureChange> compare_reports(const Report &a, const Report &b) {
     return changes;
 }
 
-void write_diff(std::ostream &out, const Report &a, const Report &b, const std::string &name_a,
-                const std::string &name_b, bool all) {
+int write_diff(std::ostream &out, const Report &a, const Report &b, const std::string &name_a,
+               const std::string &name_b, bool all) {
     describe(out, "A", name_a, a);
     describe(out, "B", name_b, b);
     const std::vector<FigureChange> changes = compare_reports(a, b);
@@ -95,9 +95,10 @@ void write_diff(std::ostream &out, const Report &a, const Report &b, const std::
                      {"B median", TextTable::Align::right},
                      {"change", TextTable::Align::right},
                      {""}});
-    int significant = 0;
+    int significant = 0, worse = 0;
     for (const FigureChange &c : changes) {
         if (c.significant) ++significant;
+        if (c.significant && !c.better) ++worse;
         if (!c.significant && !all) continue;
         table.add_row({c.workflow, c.backend, c.figure, c.bytes ? format_size(c.bytes) : "", c.unit,
                        format_value(c.before), format_value(c.after), percent(c.change),
@@ -107,7 +108,9 @@ void write_diff(std::ostream &out, const Report &a, const Report &b, const std::
     if (!table.empty()) table.print(out);
     out << "\n"
         << significant << " of " << changes.size()
-        << " figures changed beyond their spread (|B - A| > 2 x combined stddev and > 2%)\n";
+        << " figures changed beyond their spread (|B - A| > 2 x combined stddev and > 2%): " << worse << " worse, "
+        << significant - worse << " better\n";
+    return worse;
 }
 
 Report read_report_file(const std::string &path) {

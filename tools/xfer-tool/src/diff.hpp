@@ -31,8 +31,9 @@ bool figure_changed(const Stats &a, const Stats &b, double min_relative = 0.02);
 std::vector<FigureChange> compare_reports(const Report &a, const Report &b);
 
 // Both runs' metadata, then the changed figures (all of them with `all`), then a count.
-void write_diff(std::ostream &out, const Report &a, const Report &b, const std::string &name_a,
-                const std::string &name_b, bool all);
+// Returns the regressions: figures that changed beyond their spread for the worse.
+int write_diff(std::ostream &out, const Report &a, const Report &b, const std::string &name_a,
+               const std::string &name_b, bool all);
 
 // Reads a JSON report; throws std::runtime_error naming the file and what is wrong.
 Report read_report_file(const std::string &path);

@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "run_info.hpp"
 #include "session.hpp"
@@ -20,25 +21,35 @@ namespace {
 
 const char *kind_name(xfer_device_kind kind) { return kind == XFER_DEVICE_KIND_CUDA ? "cuda" : "host"; }
 
-void print_backends(const std::vector<xfer_backend_info> &list) {
-    std::cout << "Backends (plugin search order):\n";
+// Every backend found, whatever XFER_BACKEND or the configuration names; '*' marks the one
+// xfer_open(NULL, ...) opens (the program's default), and the line below says why.
+void print_backends(const std::vector<xfer_backend_info> &list, const BackendChoice &choice) {
+    std::cout << "Backends (plugin search order; * = the one opened when none is named: xfer_open(NULL, ...), "
+                 "xfer-tool run):\n";
     if (list.empty()) {
         std::cout << "   none found (searched XFER_PLUGIN_PATH, the configured plugin_path, lib/xfer next to "
                      "libxfer.so)\n\n";
         return;
     }
-    TextTable table({{"backend"},
+    TextTable table({{""},
+                     {"backend"},
                      {"available"},
                      {"devices", TextTable::Align::right},
                      {"kind"},
                      {"abi"},
                      {"description / reason"}});
+    bool marked = false; // one mark, on the entry xfer_open uses (a shadowing file of the name stays unmarked)
     for (const xfer_backend_info &b : list) {
         std::string abi = b.abi_major ? std::to_string(b.abi_major) + "." + std::to_string(b.abi_minor) : "-";
-        table.add_row({b.name, b.available ? "yes" : "no", std::to_string(b.device_count), kind_name(b.device_kind),
-                       abi, b.available ? b.description : std::string("unavailable: ") + b.reason});
+        const bool mark = !marked && choice.name == b.name && (b.available || !choice.opens);
+        marked = marked || mark;
+        table.add_row({mark ? "*" : "", b.name, b.available ? "yes" : "no", std::to_string(b.device_count),
+                       kind_name(b.device_kind), abi,
+                       b.available ? b.description : std::string("unavailable: ") + b.reason});
     }
     table.print(std::cout, "   ");
+    std::cout << "   selected: " << (choice.name.empty() ? "none" : choice.name) << ": " << choice.reason
+              << (choice.opens ? "" : "; xfer_open(NULL, ...) fails") << "\n";
     for (const xfer_backend_info &b : list) std::cout << "   " << b.name << ": " << b.path << "\n";
     std::cout << "\n";
 }
@@ -129,7 +140,7 @@ int run_list() {
     try {
         std::cout << "xfer-tool " << XFER_TOOL_VERSION << " (libxfer " << library_version() << ")\n\n";
         const std::vector<xfer_backend_info> list = xfer::backends();
-        print_backends(list);
+        print_backends(list, default_backend());
         print_devices(list);
         print_parameters();
         print_context_settings(list);

@@ -47,8 +47,8 @@ int run_diff(const DiffOptions &options) {
     try {
         const Report a = read_report_file(options.before);
         const Report b = read_report_file(options.after);
-        write_diff(std::cout, a, b, options.before, options.after, options.all);
-        return kExitOk;
+        const int worse = write_diff(std::cout, a, b, options.before, options.after, options.all);
+        return worse > 0 ? kExitRegressions : kExitOk;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "xfer-tool: diff: %s\n", e.what());
         return kExitError;

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "backend_choice.hpp"
 #include "commands.hpp"
 #include "compare.hpp"
 #include "copy_paths.hpp"
@@ -81,6 +82,19 @@ std::vector<std::string> backends_to_run(const RunOptions &o, bool compare) {
 }
 
 } // namespace
+
+void announce_backend(const RunOptions &o, bool compare) {
+    if (compare || o.all_backends || !o.backends.empty()) return;
+    try {
+        const BackendChoice choice = default_backend();
+        // One that does not open says why when the run tries it (the library's message).
+        if (choice.opens)
+            std::fprintf(stderr, "%s: running on backend %s: %s\n", message_prefix(), choice.name.c_str(),
+                         choice.reason.c_str());
+    } catch (const XferError &) {
+        // A configuration the library refuses: opening the backend reports it.
+    }
+}
 
 // --device all: every device of the backend ("" = the library's choice, resolved by opening
 // it once). Otherwise the one device the options name.
@@ -230,7 +244,8 @@ int run_workflows(const RunOptions &o, bool compare) {
     std::unique_ptr<OutputFile> trace_file;
     try {
         stream = std::make_unique<ReportStream>(o.format, o.output,
-                                                o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
+                                                o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples,
+                                                o.csv_metadata ? CsvMetadata::comments : CsvMetadata::none);
         if (trace) trace_file = Tracer::open_trace_file(o.trace);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "%s: %s\n", message_prefix(), e.what());
@@ -244,6 +259,7 @@ int run_workflows(const RunOptions &o, bool compare) {
     try {
         const RunPlan plan =
             plan_runs(o, compare, [&](const std::string &backend) { return devices_to_run(backend, o); });
+        announce_backend(o, compare);
         stream->begin(report);
         // The copy log shares stderr with the progress line, which would cut its lines apart.
         Progress progress(!o.quiet && !o.log_copies && Progress::stderr_is_terminal());

@@ -40,6 +40,11 @@ struct RunPlan {
 // `--backend all` (or compare) skips.
 RunPlan plan_runs(const RunOptions &o, bool compare, const DeviceChoice &devices);
 
+// Says on stderr, once, which backend the run opens and why, when neither --backend nor the
+// [xfer-tool] section named one (run only): "xfer-tool: running on backend host: no GPU
+// backend is available (...)". Nothing when that backend cannot open: opening it says why.
+void announce_backend(const RunOptions &o, bool compare);
+
 // Runs every workflow of `o` on every run of the plan. Each result is appended to
 // report.results, then handed to on_result (null: nobody wants them one by one). A workflow
 // that fails is recorded in its result and the others still run. Throws Interrupted.

@@ -44,8 +44,9 @@ struct RunOptions {
     bool quick = false;             // --quick: the small defaults of cli.cpp
     std::vector<std::string> directions = {"h2d", "d2h", "bidir"}; // bandwidth: --direction
     bool samples = false;                                          // JSON carries every figure's raw samples
-    bool long_table = false;                                       // bandwidth as one row per figure (the old form)
-    std::string command_line;                                      // as typed, for the report (set by main)
+    bool csv_metadata = false; // CSV: the run's metadata as '#' lines before the header (--csv-metadata)
+    bool long_table = false;   // bandwidth as one row per figure (the old form)
+    std::string command_line;  // as typed, for the report (set by main)
 
     bool has_direction(const std::string &d) const {
         for (const std::string &x : directions)

@@ -22,6 +22,7 @@
 #include "output_file.hpp"
 #include "report/report.hpp"
 #include "run_info.hpp"
+#include "short_options.hpp"
 #include "text_table.hpp"
 
 namespace po = boost::program_options;
@@ -34,27 +35,31 @@ const char *const kHint = "Try 'xfer-tool bench --help'.";
 po::options_description bench_description() {
     const BenchOptions defaults;
     po::options_description d("Options of 'bench'", 100, 50);
-    d.add_options()("backend,b", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
+    d.add_options()(option_key("backend").c_str(),
+                    po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
                     "run the targets about these backends (pinned, pageable, managed, zerocopy; host = the smoke set). "
                     "Default: every CUDA target when a CUDA backend is available, else the smoke set on host")(
-        "targets,t", po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
+        option_key("targets").c_str(), po::value<std::vector<std::string>>()->composing()->value_name("NAME[,NAME...]"),
         "run only these targets: names or shell patterns ('pageable-raw-*'); see --list")(
-        "repeats,r", po::value<int>()->default_value(defaults.repeats)->value_name("N"),
+        option_key("repeats").c_str(), po::value<int>()->default_value(defaults.repeats)->value_name("N"),
         "timed pairs per target; the verdict uses the median of the per-pair ratios")(
-        "warmup", po::value<int>()->default_value(defaults.warmup)->value_name("N"),
-        "untimed pairs first")("device,d", po::value<int>()->default_value(defaults.device)->value_name("N"),
+        option_key("warmup").c_str(), po::value<int>()->default_value(defaults.warmup)->value_name("N"),
+        "untimed pairs first")(option_key("device").c_str(),
+                               po::value<int>()->default_value(defaults.device)->value_name("N"),
                                "device index; -1 = XFER_DEVICE / the config file's device key / 0")(
         "seed", po::value<std::uint64_t>()->value_name("N"),
         "seed of the random data. Default: a random seed (reported)")(
-        "format,f", po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
-        "report format")("output,o", po::value<std::string>()->value_name("FILE"),
+        option_key("format").c_str(),
+        po::value<std::string>()->default_value(defaults.format)->value_name("table|json"),
+        "report format")(option_key("output").c_str(), po::value<std::string>()->value_name("FILE"),
                          "write the report to FILE (opened before anything is measured; it replaces an earlier "
                          "FILE only once complete). Default: stdout")(
         "config", po::value<std::string>()->value_name("FILE"),
         "configuration file, as the library reads it (sets XFER_CONFIG). Default: $XFER_CONFIG")(
         "list", po::bool_switch(), "list the targets (name, backend, target ratio, what is compared) and exit")(
-        "quiet,q", po::bool_switch(),
-        "no progress indicator (it shows only when stderr is a terminal)")("help,h", "show this help");
+        option_key("quiet").c_str(), po::bool_switch(),
+        "no progress indicator (it shows only when stderr is a terminal)")(option_key("help").c_str(),
+                                                                           "show this help");
     return d;
 }
 

@@ -132,7 +132,8 @@ int run_survey(const RunOptions &o, Cluster &cluster) {
     try {
         if (root)
             stream = std::make_unique<ReportStream>(
-                o.format, o.output, o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples);
+                o.format, o.output, o.long_table ? TableStyle::long_form : TableStyle::compact, o.samples,
+                o.csv_metadata ? CsvMetadata::comments : CsvMetadata::none);
         if (!trace_path.empty()) trace_file = Tracer::open_trace_file(trace_path);
     } catch (const std::exception &e) {
         std::fprintf(stderr, "%s: %s\n", message_prefix(), e.what());
@@ -157,6 +158,8 @@ int run_survey(const RunOptions &o, Cluster &cluster) {
     try {
         const RunPlan plan = plan_runs(
             o, false, [&](const std::string &backend) { return rank_devices(backend, o, cluster.local_rank()); });
+        // Once for the launch: every rank chooses by the same rule (each result names its backend).
+        if (root) announce_backend(o, false);
         // Only rank 0 may draw on a terminal; the others' stderr is for errors.
         Progress progress(root && !o.quiet && !o.log_copies && Progress::stderr_is_terminal());
         run_plan(plan, o, trace, progress, report, nullptr);

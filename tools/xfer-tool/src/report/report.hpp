@@ -21,8 +21,13 @@ extern const char *const kUnitsLegend;
 // with the raw call and the ratio beside xfer's) or long (one row per figure: --long).
 enum class TableStyle { compact, long_form };
 
+// What the CSV carries before its header row: nothing (the header row is the first line, so
+// csv.DictReader and pandas.read_csv read it without options), or the run's metadata as '#'
+// comment lines (--csv-metadata; pandas: comment='#'). The JSON report always has the metadata.
+enum class CsvMetadata { none, comments };
+
 void write_table(std::ostream &out, const Report &report, TableStyle style = TableStyle::compact);
-void write_csv(std::ostream &out, const Report &report);
+void write_csv(std::ostream &out, const Report &report, CsvMetadata metadata = CsvMetadata::none);
 // with_samples: every figure carries "values", its raw samples (--samples).
 nlohmann::json report_to_json(const Report &report, bool with_samples = false);
 // A result's "device" object (bench's too).
@@ -31,12 +36,17 @@ nlohmann::json device_to_json(const DeviceSummary &device);
 // The pieces of the table and CSV, for writing them as results arrive (ReportStream).
 void write_table_header(std::ostream &out, const Report &report);
 void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle style);
-void write_csv_header(std::ostream &out, const Report &report);
+// The peer workflow's GB/s as nvbandwidth prints them: a matrix with one row per source device
+// and one column per destination device ('-' on the diagonal), xfer's medians and, where it was
+// measured, the raw call's (report_peer.cpp). Nothing for a result without pairs.
+void write_peer_matrices(std::ostream &out, const WorkflowResult &r);
+void write_csv_header(std::ostream &out, const Report &report, CsvMetadata metadata = CsvMetadata::none);
 void write_csv_result(std::ostream &out, const Report &report, const WorkflowResult &r);
 
 // What an MPI survey (report.survey, cluster/survey.hpp) adds to the formats
 // (report_survey.cpp): the table of ranks (table header), the summary (table end), both as
-// '#' lines (CSV header), and the "survey" object (JSON). Each needs report.survey set.
+// '#' lines (CSV with CsvMetadata::comments), and the "survey" object (JSON). Each needs
+// report.survey set.
 void write_survey_ranks_table(std::ostream &out, const Report &report);
 void write_survey_summary_table(std::ostream &out, const Survey &survey);
 void write_survey_csv_comments(std::ostream &out, const Report &report);
@@ -56,7 +66,8 @@ std::string verdict_line(const Report &report);
 // commit(), so until then the earlier file at that path stays as it was.
 class ReportStream {
   public:
-    ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples);
+    ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples,
+                 CsvMetadata csv_metadata = CsvMetadata::none);
     ReportStream(const ReportStream &) = delete;
     ReportStream &operator=(const ReportStream &) = delete;
 
@@ -77,6 +88,7 @@ class ReportStream {
     std::string format_, output_;
     TableStyle style_;
     bool with_samples_;
+    CsvMetadata csv_metadata_;
     std::unique_ptr<OutputFile> file_;
 };
 // Inverse of report_to_json (for `plot`); throws std::runtime_error naming what is missing.

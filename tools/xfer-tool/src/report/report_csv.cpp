@@ -26,11 +26,9 @@ std::string number(double v) {
     return text;
 }
 
-} // namespace
-
-void write_csv_header(std::ostream &out, const Report &report) {
-    // The run's metadata as '#' comment lines before the header (pandas: comment='#'); the
-    // columns stay one row per figure.
+// The run's metadata as '#' comment lines before the header (--csv-metadata; pandas:
+// comment='#'); the JSON report carries the same in "run" and "survey".
+void write_csv_comments(std::ostream &out, const Report &report) {
     const RunInfo &run = report.run;
     out << "# xfer-tool " << report.tool_version << ", libxfer " << report.library_version << ", commit "
         << (run.commit.empty() ? "unknown" : run.commit) << "\n";
@@ -44,6 +42,12 @@ void write_csv_header(std::ostream &out, const Report &report) {
     if (report.survey) write_survey_csv_comments(out, report);
     out << "# units: GB/s = 10^9 bytes/s; ms = milliseconds; x = ratio; sizes in KiB/MiB/GiB = 2^10/2^20/2^30 bytes; "
            "path rows: count, bytes, ns = nanoseconds\n";
+}
+
+} // namespace
+
+void write_csv_header(std::ostream &out, const Report &report, CsvMetadata metadata) {
+    if (metadata == CsvMetadata::comments) write_csv_comments(out, report);
     // A survey's rows say which rank and host measured them; a plain run's columns stay as they were.
     if (report.survey) out << "rank,hostname,";
     out << "tool_version,library_version,backend,device,pcie_link,driver_version,runtime_version,workflow,figure,unit,"
@@ -90,8 +94,8 @@ void write_csv_result(std::ostream &out, const Report &report, const WorkflowRes
         out << prefix << "verification,,0,,,,,,,0,failed," << field(r.verification.detail) << "\n";
 }
 
-void write_csv(std::ostream &out, const Report &report) {
-    write_csv_header(out, report);
+void write_csv(std::ostream &out, const Report &report, CsvMetadata metadata) {
+    write_csv_header(out, report, metadata);
     for (const WorkflowResult &r : report.results) write_csv_result(out, report, r);
 }
 

@@ -23,8 +23,9 @@ std::string verdict_line(const Report &report) {
     return failed == 0 ? "PASS" : "FAIL (" + std::to_string(failed) + (failed == 1 ? " check" : " checks") + " failed)";
 }
 
-ReportStream::ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples)
-    : format_(format), output_(output), style_(style), with_samples_(with_samples) {
+ReportStream::ReportStream(const std::string &format, const std::string &output, TableStyle style, bool with_samples,
+                           CsvMetadata csv_metadata)
+    : format_(format), output_(output), style_(style), with_samples_(with_samples), csv_metadata_(csv_metadata) {
     if (format != "table" && format != "csv" && format != "json")
         throw std::invalid_argument("unknown report format '" + format + "' (use table, csv or json)");
     if (!output.empty()) file_ = std::make_unique<OutputFile>(output, "report");
@@ -36,7 +37,7 @@ void ReportStream::begin(const Report &report) {
     if (format_ == "table")
         write_table_header(out(), report);
     else if (format_ == "csv")
-        write_csv_header(out(), report);
+        write_csv_header(out(), report, csv_metadata_);
     out().flush();
 }
 

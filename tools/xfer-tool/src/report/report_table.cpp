@@ -148,12 +148,13 @@ void write_table_result(std::ostream &out, const WorkflowResult &r, TableStyle s
         out << "(backend not opened)\n";
     else
         out << device_line(r.device) << '\n';
-    if (!r.parameters.empty()) {
-        out << "   ";
-        for (std::size_t i = 0; i < r.parameters.size(); ++i)
-            out << (i ? "  " : "") << r.parameters[i].name << "=" << r.parameters[i].text;
-        out << '\n';
-    }
+    // peer's one-line "matrix" parameter is the matrix printed below.
+    const bool peer = r.workflow == "peer";
+    std::string parameters;
+    for (const Parameter &p : r.parameters)
+        if (!(peer && p.name == "matrix")) parameters += (parameters.empty() ? "" : "  ") + p.name + "=" + p.text;
+    if (!parameters.empty()) out << "   " << parameters << '\n';
+    if (peer) write_peer_matrices(out, r); // then every figure below, as for the other workflows
     if (r.workflow == "bandwidth" && style == TableStyle::compact && !r.figures.empty())
         write_bandwidth_compact(out, r);
     else
