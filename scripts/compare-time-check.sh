@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Issue 11's check on a GPU machine: `xfer-tool compare` with its defaults finishes within
+# A check on a GPU machine: `xfer-tool compare` with its defaults finishes within
 # LIMIT seconds (default 90) and passes; `run all` and `compare --quick` timed beside it. Writes the tables,
 # a JSON report and the times to OUT (default ./compare-check), prints a summary and exits 0
 # only when all three runs passed and the default compare kept to the limit.

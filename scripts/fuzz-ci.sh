@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Bounded fuzz run (issue 10): builds the fuzz preset (clang, libFuzzer, ASan + UBSan) and runs
+# Bounded fuzz run: builds the fuzz preset (clang, libFuzzer, ASan + UBSan) and runs
 # each target for SECONDS on a copy of its committed corpus (tests/fuzz/corpus/<target>).
 # Any crash fails the run; the reproducer is left in build-fuzz/crashes/ (turn it into a
 # regression test and add it to the corpus).

@@ -7,7 +7,7 @@
 # (tools/gpu-check, its logs packed into check.tgz). Optional parts named on the command line:
 #   compare  (scripts/compare-time-check.sh: compare with defaults <= 90 s)
 #   stress   (xfer_stress on every CUDA backend)
-#   faults   (the GPU fault tests of issue 10, xfer_cuda_fault_tests)
+#   faults   (the GPU fault tests, xfer_cuda_fault_tests)
 #   chunks   (the pageable-vs-pinned rows again with smaller staging chunks: the mid-size
 #            pipeline-fill experiment of docs/performance.md)
 # At most 8 files come back from a device run: everything lands in OUT/proof as few files.
@@ -23,7 +23,7 @@ export XFER_PLUGIN_PATH="$build/lib/xfer"
 tool="$build/bin/xfer-tool"
 step() { echo "== $(date +%T) $*"; }
 
-# XFER_PROOF_EXTRAS_ONLY=1: only the optional parts named (a second device call of a session).
+# XFER_PROOF_EXTRAS_ONLY=1: only the optional parts named (e.g. a second run after the main one).
 if [ -z "${XFER_PROOF_EXTRAS_ONLY:-}" ]; then
 step bench
 timeout "${XFER_PROOF_BENCH_SECONDS:-170}" "$tool" bench --seed 1 --format json -o "$p/bench.json" >"$p/bench.txt" 2>&1

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Long stress run (issue 10): repeats xfer_stress with fresh random seeds until DURATION
+# Long stress run: repeats xfer_stress with fresh random seeds until DURATION
 # seconds have passed, on each backend named. Stops at the first failure; the failing run
 # prints its seed and the command that reproduces it.
 #   scripts/stress-long.sh [BUILD_DIR] [DURATION_S] [BACKENDS] [THREADS] [OPS]

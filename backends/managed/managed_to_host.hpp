@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-// Moving managed memory to the host faster than cudaMemPrefetchAsync: on an H200 a prefetch to
-// the host runs at 10-15 GB/s (the driver migrates page by page and updates CPU page tables)
-// while a DMA from device memory runs at ~55 GB/s. Selected by the managed backend's `to_host`
+// Moving managed memory to the host faster than cudaMemPrefetchAsync: a prefetch to the host
+// runs well below the link's rate (the driver migrates page by page and updates CPU page
+// tables), while a DMA from device memory runs at it (measured: docs/performance.md, managed
+// and zero-copy memory; the prefetch stays the default). Selected by the managed backend's `to_host`
 // parameter so that both can be measured side by side:
 //  - prefetch: cudaMemPrefetchAsync(range, host);
 //  - dma: per chunk, a device-to-device copy of the range into a device slot, then

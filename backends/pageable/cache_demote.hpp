@@ -3,12 +3,11 @@
 // reads it.
 //
 // Why: a worker's memcpy leaves a piece's lines modified in its core's L1/L2; a DMA that reads
-// them right after has every line fetched from that core. On the H200 machine (a CUPTI
-// timeline, seventh session, docs/performance.md) the DMAs of chunks the workers had just
-// filled ran at 20-42 GB/s; the link moves 55. `cldemote` (a hint, Sapphire Rapids on) moves a
-// line to the shared cache, from where the DMA reads it without a core in the way. Non-temporal
-// stores were tried in the fifth session: they put the chunk in memory, which the filling loads
-// at the same time.
+// them right after has every line fetched from that core, and runs well below the link's rate
+// (a CUPTI timeline; measured: docs/performance.md, pageable copies). `cldemote` (a hint,
+// Sapphire Rapids on) moves a line to the shared cache, from where the DMA reads it without a
+// core in the way. Not non-temporal stores: they put the chunk in memory, which the filling
+// loads at the same time.
 #pragma once
 
 #include <cstddef>

@@ -40,17 +40,17 @@ constexpr xfer_backend_param kParams[] = {
 const std::size_t kParamCount = sizeof kParams / sizeof kParams[0];
 
 // The staging engine's sizes: derived (from the machine's cores, and the declared defaults,
-// measured on an H200); a user may still set them.
+// chosen by measurement: docs/performance.md); a user may still set them.
 constexpr xfer_backend_param kDerived[] = {
     {"staging_threads", "int", "0", kThreadsHelp.text},
     {"staging_slots", "int", "0", kSlotsHelp.text},
     {"chunk_size", "size", "8388608", kChunkHelp.text},
     {"staging_linger_us", "int", "10000",
      "microseconds idle workers of the engine keep watching for the next staged copy (spinning and calling "
-     "sched_yield) before they sleep: a copy that comes meanwhile starts at once on them and its calling thread "
-     "wakes no worker; 0 = every worker sleeps at once"},
+     "sched_yield) before they leave their host thread to the context's other work: a copy that comes meanwhile "
+     "starts at once on them and its calling thread wakes no worker; 0 = every worker leaves at once"},
     {"staging_linger_workers", "int", "2",
-     "how many idle workers linger (staging_linger_us) while the others sleep at once, so that at most this many "
+     "how many idle workers linger (staging_linger_us) while the others leave at once, so that at most this many "
      "cores spin between copies; 0 = none"},
     {"staging_demote", "bool", "1", kDemoteHelp},
 };

@@ -31,8 +31,8 @@ struct EngineConfig {
     std::size_t threads = 0;             // workers (resolved: never 0 here)
     std::size_t slots = 0;               // page-locked slots of chunk_bytes: the arena
     std::size_t chunk_bytes = 0;         // largest DMA chunk
-    std::chrono::microseconds linger{0}; // idle workers watch for the next copy this long, then sleep
-    std::size_t linger_workers = 0;      // at most this many of them; the others sleep at once
+    std::chrono::microseconds linger{0}; // idle workers watch for the next copy this long, then leave
+    std::size_t linger_workers = 0;      // at most this many of them; the others leave at once
     bool demote = false;                 // filled head, remainder and tail pieces leave the cores' caches
 };
 

@@ -24,8 +24,9 @@
 // Why nothing but the calling thread touches CUDA: a CUDA call that waits for the whole
 // context under the runtime's lock (a kernel's first launch under lazy module loading,
 // cudaFree, cudaFreeHost), made by any thread while a stream waits for the workers, would
-// otherwise block the workers' own CUDA calls: a deadlock (seen on the H200 with the previous
-// engine). Here the stream's progress needs only the workers' memcpy and stores.
+// otherwise block the workers' own CUDA calls: a deadlock (an engine that queued its DMAs from
+// its workers deadlocked so on the H200, with a kernel launched between two staged copies).
+// Here the stream's progress needs only the workers' memcpy and stores.
 // Why not host functions (cudaLaunchHostFunc): CUDA runs them on one thread of the process,
 // so a user's blocking host function would stall every staged copy.
 #pragma once
@@ -106,9 +107,9 @@ struct PipelineConfig {
     // A job whose stream made no progress for this long is checked with DeviceQueue::health.
     std::chrono::milliseconds stall{100};
     // Up to `linger_workers` workers left without copies keep watching for the next one this
-    // long (spinning, yielding) before they sleep on a condition variable; the others sleep at
+    // long (spinning, yielding) before they leave their host thread; the others leave at
     // once. A copy then starts on the lingering ones, which wake the rest: its submitting thread
-    // wakes no thread (linger 0 or linger_workers 0: every worker sleeps at once).
+    // wakes no thread (linger 0 or linger_workers 0: every worker leaves at once).
     std::chrono::microseconds linger{0};
     std::size_t linger_workers = 0;
     // Workers push the pieces they fill of chunks bound for the device out of their cores'
@@ -190,9 +191,10 @@ class StagingPipeline {
     // The piece a worker copies next. Copies are served oldest first within each direction,
     // and the two directions in turn (next_way_): both copy engines stay fed, and each
     // direction's copies finish in the order they were queued, as the copy engines run pinned
-    // copies. Round robin over every copy (the rule before) moved all copies at once: on the
-    // H200 the overlap workflow's three streams then copied in lockstep (all to the device, then
-    // all to the host) and its pipelined pass gained 1.2x over the serial one, against 1.55x now.
+    // copies. Not round robin over every copy: that moves all copies at once, so the overlap
+    // workflow's three streams copy in lockstep (all to the device, then all to the host) and its
+    // pipelined pass gains far less over the serial one (measured: docs/performance.md, the
+    // overlap workflow).
     bool claim_locked(Claim *out) noexcept;
     void run(const Claim &c) noexcept;
     void chunk_done(Job &job) noexcept;

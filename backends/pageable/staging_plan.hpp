@@ -16,17 +16,17 @@ struct Span {
 
 // staging_threads 0: one worker per hardware thread but one (left to the application, whose
 // thread queues the copy's operations while the workers already copy: with a worker on every
-// core of the H200 machine, a 64 MiB copy to the device paid ~0.5 ms for the caller's lost
-// time slices), all of them on machines of one or two, at most kMaxAutoThreads. On the H200
-// machine (16 cores) 12-16 workers reached the link's ~50 GB/s; fewer than ~10 did not (one
-// worker's memcpy into page-locked memory runs at ~5-10 GB/s).
+// core, a large copy to the device paid for the caller's lost time slices), all of them on
+// machines of one or two, at most kMaxAutoThreads. One worker's memcpy into page-locked memory
+// runs far below a PCIe Gen5 link's rate, so it takes most of a 16-core machine's cores to keep
+// up with the link (measured: docs/performance.md, pageable copies).
 constexpr std::size_t kMaxAutoThreads = 16;
 std::size_t auto_threads(std::size_t hardware_threads) noexcept;
 
 // staging_slots 0: one slot of chunk_size per worker, at least four: with the default 8 MiB
-// chunks, 128 MiB of page-locked memory on a 16-core machine (as the previous engine's 2 x 16
-// slots of 4 MiB), room for two copies of eight chunks in flight each (every worker copies
-// pieces of every slot, so slots need not follow the worker count).
+// chunks, 128 MiB of page-locked memory on a 16-core machine, room for two copies of eight
+// chunks in flight each (every worker copies pieces of every slot, so slots need not follow the
+// worker count).
 constexpr std::size_t kMinAutoSlots = 4;
 std::size_t auto_slots(std::size_t threads) noexcept;
 
@@ -45,8 +45,8 @@ constexpr std::size_t kArenaGranuleBytes = std::size_t{64} << 10;
 
 // A staged copy is cut into about this many chunks' worth (plan_layout adds a short head and a
 // halving tail: 11 DMA chunks at 64 MiB). Each chunk costs the calling thread two queued
-// operations (~5-7 us together on the H200 machine): the asynchronous call's host time was
-// 1.7-4% of a 64 MiB to 1 GiB copy there (docs/performance.md, seventh session).
+// operations, so more chunks would lengthen the asynchronous call's host time, which stays a
+// few percent of the copy (measured: docs/performance.md, pageable copies).
 constexpr std::size_t kTargetChunks = 8;
 
 // A DMA chunk is never smaller than this (unless the copy is), so that small staged copies do
@@ -65,9 +65,10 @@ std::size_t plan_chunk(std::size_t bytes, std::size_t max_chunk) noexcept;
 // chunks, and a tail that halves down to the edge (chunk/2, chunk/4, ..., edge). The first DMA
 // to the device waits only for the head to be filled; at the end of a copy to the host only
 // small chunks are left to drain after the last DMA, each drained while the next (half as
-// large) is moved. On the H200 machine (64 MiB, 8 MiB chunks, the remainder last) the host
-// drained a 6 MiB chunk for ~0.15 ms after the last DMA, and the DMA of a chunk the workers had
-// just written ran at 20-29 GB/s (the head, the remainder, the tail; the link moves 55).
+// large) is moved. With equal chunks and the remainder last, the host drained a large chunk
+// after the last DMA while the link sat idle, and the DMA of a chunk the workers had just
+// written (the head, the remainder, the tail) ran well below the link's rate (measured:
+// docs/performance.md, pageable copies).
 // Bytes past the last whole page end the last chunk (where it fits), so the others stay
 // page-aligned. Smaller copies: equal chunks, only the last may be shorter (edge 0).
 constexpr std::size_t kEdgeDivisor = 8;
@@ -92,13 +93,11 @@ std::size_t plan_piece(std::size_t chunk, std::size_t threads) noexcept;
 // their cores' caches once filled (cache_demote.hpp): the chunks smaller than the copy's own
 // chunk `copy_chunk` (ChunkLayout::chunk), i.e. its head, remainder and tail, whose DMAs follow
 // their fill at once (and the shorter last chunk of a copy under two chunks, and a whole copy
-// under kMinDmaChunkBytes, when staged_min_bytes lets such copies be staged). Measured on the
-// H200 machine, alternating with no demotion (ninth session, medians of 3-4 rounds in each of
-// three calls): 64 MiB to the device 0.765 / 0.704 / 0.704x pinned -> 0.798 / 0.765 / 0.778x,
-// 256 MiB 0.891 / 0.855 / 0.874x -> 0.908 / 0.896 / 0.898x. Demoting every chunk of copies
-// under kTargetChunks x chunk_size as well took 16 MiB from 1.8x to 2.6-3.0x the driver's copy,
-// but the overlap workflow's 32 MiB copies (each direction at once) from 0.89-0.91x to
-// 0.71-0.76x of pinned's speed-up.
+// under kMinDmaChunkBytes, when staged_min_bytes lets such copies be staged). Demoting them
+// speeds up copies to the device of 64 and 256 MiB against no demotion. Not every chunk of
+// copies under kTargetChunks x chunk_size as well: that helps a lone 16 MiB copy but slows the
+// overlap workflow's copies in both directions at once (measured: docs/performance.md, pageable
+// copies).
 bool plan_demotes(std::size_t span_bytes, std::size_t copy_chunk) noexcept;
 
 // Granules a slot of `chunk` bytes takes.

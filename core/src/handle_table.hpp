@@ -24,7 +24,7 @@ namespace xfer::core {
 
 // A reader-writer lock that lets a waiting writer in before new readers (std::shared_mutex
 // is glibc's reader-preferring rwlock: with 16 threads calling cheap getters, xfer_alloc and
-// xfer_open never got the table -- issue 10, defect 4). Built from a mutex and condition
+// xfer_open would never get the table). Built from a mutex and condition
 // variables rather than pthread_rwlock_t so that a child after fork() can be given a fresh,
 // unlocked one (a glibc rwlock records its writer's thread id, which fork changes). Readers
 // never nest here, which writer preference requires. Meets std::shared_lock's requirements.

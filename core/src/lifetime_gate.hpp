@@ -7,9 +7,9 @@
 // gate never opens again (the object is gone), so unlike a reader-writer lock there is no
 // writer to wait behind: a call that finds the gate closing fails at once.
 //
-// Why not std::shared_mutex (what this replaced): every call takes two or three of these, and
-// glibc's rwlock lock and unlock were 58% of the core's share of a small copy's host time
-// (issue 7: the per-call overhead). Entering and leaving here are one atomic add each; only the
+// Why not std::shared_mutex: every call takes two or three of these, and glibc's rwlock lock
+// and unlock would be over half of the core's share of a small copy's host time (the per-call
+// overhead). Entering and leaving here are one atomic add each; only the
 // closing release touches the mutex and condition variable.
 #pragma once
 

@@ -14,7 +14,7 @@
 // gate may skip its context's, since xfer_close closes every child's gate (waiting for the
 // calls inside) before it destroys the context's native object (retire_all). The context's
 // record stays alive through the call's lookup entry; only a closed context's new calls fail.
-// Two atomic read-modify-writes less per small copy (issue 7: the per-call overhead).
+// Two atomic read-modify-writes less per small copy (the per-call overhead).
 #pragma once
 
 #include <atomic>
@@ -191,7 +191,7 @@ inline bool gone(const ChildObject &object) { return object.released.load(std::m
 
 // The calling thread's last few lookups of objects of kind T. Every API call looks up its
 // handles, and the table's lock plus the copy out of it were most of the core's share of a
-// small copy's host time (issue 7: the per-call overhead); a call with the handle of a recent
+// small copy's host time (the per-call overhead); a call with the handle of a recent
 // call skips the table. An entry answers only while its object is neither released nor closed
 // (a released one goes the table's way, which says why the handle is not live); handle values
 // are never issued twice, so a value names one object for the life of the process. Entries keep
@@ -225,7 +225,7 @@ class RecentLookups {
 
 // The calling thread's recent lookups of every kind, in one thread-local record: each
 // thread-local object of a shared library is found through a call (__tls_get_addr), and one
-// record per kind cost a small copy a call per handle (issue 7: the per-call overhead).
+// record per kind would cost a small copy a call per handle (the per-call overhead).
 // It lasts past the runtime's destruction of thread-locals (thread_lasting.hpp): entry points
 // called from exit handlers still find it, empty.
 struct RecentObjects {
@@ -290,8 +290,8 @@ std::shared_ptr<T> lookup(const void *handle, const char *function, const char *
     return recent_entry<T>(handle, function, arg);
 }
 
-// The same object, without a shared_ptr copy (an atomic increment and decrement, ~12 ns of a
-// small copy's host time: issue 7's per-call overhead). The reference is kept valid by the
+// The same object, without a shared_ptr copy (an atomic increment and decrement: a measurable
+// part of a small copy's host time, the per-call overhead). The reference is kept valid by the
 // calling thread's RecentLookups entry, which only a later lookup of a kind-T object on this
 // thread can replace; so a caller looks up at most one object of each kind this way per call,
 // and enters its gate (ContextUse, ObjectUse) before the call ends. No other lookup runs on the

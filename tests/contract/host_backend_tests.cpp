@@ -112,9 +112,9 @@ TEST(HostBackend, DeviceMemoryParameterCapsAllocations) {
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 
-// Issue 10, defect 9: every host buffer takes its size twice from RAM (host view and emulated
-// device view), so without a device_memory parameter the emulated device gets half the RAM.
-// Before the fix a buffer larger than half the RAM was accepted (the capacity counted one view).
+// Every host buffer takes its size twice from RAM (host view and emulated device view), so
+// without a device_memory parameter the emulated device gets half the RAM: a buffer larger than
+// half the RAM is refused (a capacity that counted one view would accept it).
 TEST(HostBackend, DefaultCapacityCountsBothViews) {
     const long pages = sysconf(_SC_PHYS_PAGES);
     const long page = sysconf(_SC_PAGESIZE);
@@ -277,9 +277,9 @@ TEST(HostBackend, HostFunctionWaitingForItsOwnStreamGetsAnErrorNotADeadlock) {
     EXPECT_XFER_OK(xfer_close(ctx));
 }
 
-// Issue 10, defect 8: a host function that destroys its own stream (forbidden) while another
-// thread waits in xfer_stream_synchronize. Before the fix the waiter deadlocked (or the stream
-// and its thread leaked with INVALID_STATE); now the destroy is refused and nothing changes.
+// A host function that destroys its own stream (forbidden) while another thread waits in
+// xfer_stream_synchronize: the destroy is refused and nothing changes (the waiter must not
+// deadlock, and the stream and its thread must not leak with INVALID_STATE).
 struct SelfDestroy {
     xfer_stream stream = nullptr;
     xfer_status status = XFER_SUCCESS;

@@ -102,8 +102,8 @@ TEST_P(BadArguments, RangeThatOverflowsSizeT) {
     expect_state_intact();
 }
 
-// Issue 10, defect 7: sizes no memory can have are refused before anything is queued (they
-// used to be accepted and crash a worker later).
+// Sizes no memory can have are refused before anything is queued (accepted, they would crash
+// a worker later).
 TEST_P(BadArguments, ImpossibleSizesAreRefusedBeforeAnythingIsQueued) {
     const std::size_t max = std::numeric_limits<std::size_t>::max();
     const std::size_t past_any_object = static_cast<std::size_t>(PTRDIFF_MAX) + 1;

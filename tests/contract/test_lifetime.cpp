@@ -30,7 +30,7 @@ TEST_P(Lifetime, FreeWithQueuedWorkIsDeferred) {
     EXPECT_TRUE(round_trip(again, random_bytes(bytes, 502), stream_));
 }
 
-// Issue 10, defect 1: a raw copy (single or batched) that reads a buffer's views is queued
+// A raw copy (single or batched) that reads a buffer's views is queued
 // work that uses the buffer too; freeing the buffer must not release the memory under it.
 // 8 MiB: on host, glibc gives such blocks back to the OS at once, so a use after free crashes.
 TEST_P(Lifetime, FreeWithQueuedRawCopiesOfItsViewsIsDeferred) {

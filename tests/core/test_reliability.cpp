@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Issue 10 (reliability and security), core side: plugin loading hardening (defects 2, 3),
-// writers against many readers (4), fork() (5), configuration input limits (6), blocking
-// calls from host functions (8). Each test failed (or hung) before its fix.
+// Reliability and security, core side: plugin loading hardening, writers against many
+// readers, fork(), configuration input limits, blocking calls from host functions. Each test
+// fails (or hangs, turned into a failure by a watchdog) when its guard is missing.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,7 +25,7 @@ namespace {
 
 class Reliability : public CoreTest {};
 
-// ------------------------------------------------------------- plugins (defects 2, 3)
+// ------------------------------------------------------------- plugins
 
 TEST_F(Reliability, PluginWithAnUnresolvedSymbolIsRefusedAtLoad) {
     EnvGuard path("XFER_PLUGIN_PATH", plugin_path({"unresolved", "good"}));
@@ -93,10 +93,10 @@ TEST_F(Reliability, DefaultPluginFolderIsAbsoluteAndSurvivesChdir) {
     EXPECT_EQ(before, after);
 }
 
-// ------------------------------------------------------------- writers (defect 4)
+// ------------------------------------------------------------- writers
 
-// 16 threads call a cheap getter in a loop; xfer_open and xfer_alloc must still get through.
-// Before the fix they waited until the readers stopped. The readers give up on their own
+// 16 threads call a cheap getter in a loop; xfer_open and xfer_alloc must still get through,
+// not wait until the readers stop. The readers give up on their own
 // after 60 s (a watchdog, not a timing assertion): the test fails if that is what ended them.
 TEST_F(Reliability, WritersAreNotStarvedByManyReaders) {
     xfer_context reader_ctx = nullptr;
@@ -135,7 +135,7 @@ TEST_F(Reliability, WritersAreNotStarvedByManyReaders) {
     EXPECT_XFER(XFER_SUCCESS, xfer_close(reader_ctx));
 }
 
-// ------------------------------------------------------------- fork (defect 5)
+// ------------------------------------------------------------- fork
 
 // Runs `child` in a forked process with a watchdog (a hang ends it with SIGALRM) and returns
 // its exit code, or 128 + signal.
@@ -186,7 +186,7 @@ TEST_F(Reliability, ChildGetsInvalidStateForInheritedObjectsAndCanOpenItsOwn) {
     EXPECT_XFER(XFER_SUCCESS, xfer_close(ctx));
 }
 
-// Before the fix 1-5 % of such children hung on a lock another thread held at fork().
+// Without the fork handlers, 1-5 % of such children hung on a lock another thread held at fork().
 // Not under sanitizers: their runtimes (GCC 12's libasan/libtsan, LLVM before 18) do not hold
 // their own allocator locks across fork(), so such a child can hang inside the sanitizer's
 // malloc, whatever xfer does. The native build runs it.
@@ -231,7 +231,7 @@ TEST_F(Reliability, ForkWhileOtherThreadsAreInsideXferNeverHangsTheChild) {
     EXPECT_EQ(failures, 0);
 }
 
-// ------------------------------------------------------------- configuration (defect 6)
+// ------------------------------------------------------------- configuration
 
 xfer_status open_with_config(const std::string &path) {
     EnvGuard config("XFER_CONFIG", path);
@@ -245,12 +245,12 @@ TEST_F(Reliability, ConfigMustBeASmallRegularTextFile) {
     TempFile dir("", "unused");
     const std::string fifo = dir.dir() + "/fifo.conf";
     ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(fifo)); // used to wait for a writer forever
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(fifo)); // not: wait for a writer forever
     EXPECT_NE(std::string(xfer_last_error()).find("a FIFO, not a regular file"), std::string::npos)
         << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(dir.dir())); // used to read as empty
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config(dir.dir())); // not: read as empty
     EXPECT_NE(std::string(xfer_last_error()).find("a directory"), std::string::npos) << xfer_last_error();
-    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config("/dev/zero")); // used to read until memory ran out
+    EXPECT_XFER(XFER_ERROR_CONFIG, open_with_config("/dev/zero")); // not: read until memory runs out
     EXPECT_NE(std::string(xfer_last_error()).find("character device"), std::string::npos) << xfer_last_error();
 
     const std::string big = dir.dir() + "/big.conf";
@@ -268,7 +268,7 @@ TEST_F(Reliability, ConfigMustBeASmallRegularTextFile) {
         << xfer_last_error();
 }
 
-// ------------------------------------------------------------- host functions (defect 8)
+// ------------------------------------------------------------- host functions
 
 struct Misuse {
     xfer_stream stream = nullptr;

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The CUDA-free parts of issue 8: batch packing plans and registration in pieces with rollback.
+// The CUDA-free parts of batched copies: packing plans and registration in pieces with rollback.
 // No device needed (cuda_unit).
 #include <numeric>
 #include <set>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Kernels that break on purpose (issue 10, GPU faults): an illegal address and a failing
+// Kernels that break on purpose (the GPU fault tests): an illegal address and a failing
 // device-side assert. Each leaves a sticky error in the CUDA context of its device.
 #undef NDEBUG
 #include <cassert>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Faults on the GPU (issue 10), per CUDA backend, each in a child process of its own: a sticky
+// Faults on the GPU, per CUDA backend, each in a child process of its own: a sticky
 // CUDA error spoils its device for the rest of the process, and a hang must become a failure
 // (alarm), not a stuck suite. The parent never touches CUDA before forking.
 //   - a kernel that faults on a stream, a failing device-side assert: the synchronisation that
@@ -172,7 +172,7 @@ TEST_P(GpuFaults, ChildOfAProcessThatUsedCudaFindsTheBackendUnavailable) {
     });
 }
 
-// A fault that lands while a staged pageable copy is under way (issue 7): the stream stops in
+// A fault that lands while a staged pageable copy is under way: the stream stops in
 // the middle of the copy and the engine's watchdog (cudaStreamQuery) gives the copy up. The fault is reported (by the copy's call,
 // the next synchronisation of its stream, or at the latest of the faulting kernel's stream)
 // naming the CUDA error, later calls are refused, nothing hangs (the child's alarm turns a

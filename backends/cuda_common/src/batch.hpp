@@ -8,8 +8,9 @@
 // and where each one sits in a staging slot. Pure arithmetic on sizes and memory kinds, so it
 // is unit-tested without a device (tests/cuda, cuda_unit).
 //
-// Why pack: the copy engine costs ~1.7 us per entry on an H200 whatever its size (also inside
-// cudaMemcpyBatchAsync), so 4096 copies of 4 KiB take ~7 ms where one 16 MiB copy takes 0.3 ms.
+// Why pack: the copy engine costs a fixed time per entry whatever its size (also inside
+// cudaMemcpyBatchAsync), so 4096 copies of 4 KiB take many times longer than one 16 MiB copy
+// (measured: docs/performance.md, batches of small copies).
 // A packed group is one DMA plus one kernel (batch_kernels.cu) that gathers or scatters every
 // entry, one thread block each:
 //  - staged_to_device: the pageable sources are gathered into a page-locked slot (during the
@@ -36,11 +37,11 @@
 // and xfer_memcpy_async follow for pageable sources: those are gathered during the call, into a
 // slot whose previous group is done (polled for; after kSlotWait the group goes the host-function
 // way, so a slot held by a stream that waits for the caller cannot block it), then DMA, kernel,
-// event. Measured on the H200 (docs/performance.md): a host function's gather ran after the
-// stream reached it and held the stream meanwhile, so gathers and DMAs took turns; gathered
+// event. Why (docs/performance.md, batches of small copies): a host function's gather runs after
+// the stream reached it and holds the stream meanwhile, so gathers and DMAs take turns; gathered
 // during the call, group k+1's gather overlaps group k's DMA and no host function wakes up.
-// Gathers write with non-temporal stores (dma_staging_copy.hpp): the DMA that follows read
-// freshly memcpy'd slots at 23-47 GB/s, non-temporally written ones at 53-55.
+// Gathers write with non-temporal stores (dma_staging_copy.hpp): the DMA that follows reads
+// non-temporally written slots near the link's rate, freshly memcpy'd ones well below it.
 // The host copies (gather, scatter) are shared among the calling or callback thread and up to
 // batch_host_threads - 1 helper threads of the packer (256 KiB at least each), in 128 KiB blocks
 // that whichever thread is free takes next (host_copy_team.hpp); for gathers during the call the
@@ -168,8 +169,8 @@ class BatchPacker {
         unsigned char *device = nullptr; // cudaMalloc
         cudaEvent_t done = nullptr;      // recorded after the slot's last group
     };
-    // How long a group gathered during the call waits for its slot's previous group (a DMA of
-    // a full slot takes ~0.15-0.3 ms) before it is queued the stream-ordered way instead: the
+    // How long a group gathered during the call waits for its slot's previous group (many times
+    // the DMA of a full slot) before it is queued the stream-ordered way instead: the
     // previous group may sit on a stream held by work that only the caller can release.
     static constexpr std::chrono::milliseconds kSlotWait{5};
 

@@ -3,13 +3,14 @@
 // (a packed batch's gather, batch.hpp).
 //
 // Why not memcpy: memcpy's ordinary stores leave the staged bytes dirty in the writing cores'
-// own caches, and a DMA reading such lines is slow: on the H200 machine the 8 MiB DMA after a
-// memcpy'd gather ran at 23-47 GB/s, after a non-temporal one at 53-55 (CUPTI timeline,
-// docs/performance.md). Non-temporal (streaming) stores write whole lines to memory without
-// reading them first; 15 threads copied 72 GB/s that way against 57 with memcpy.
+// own caches, and a DMA reading such lines is slow: the DMA after a memcpy'd gather runs well
+// below the link's rate, after a non-temporal one close to it (a CUPTI timeline; measured:
+// docs/performance.md, batches of small copies). Non-temporal (streaming) stores write whole
+// lines to memory without reading them first, which also makes the gather itself faster.
 // Not for a DMA that runs while the host is still copying: the pageable staging pipeline's
-// chunks are read from the shared cache at 54.7 GB/s a chunk after their memcpy, and written
-// non-temporally they were read from memory that the copying loads at the same time (44 GB/s).
+// chunks are read from the shared cache after their memcpy, while chunks written non-temporally
+// are read from memory that the copying loads at the same time, which is slower
+// (docs/performance.md, pageable copies).
 #pragma once
 
 #include <cstddef>

@@ -2,17 +2,17 @@
 // Private to cuda_common (and the backends' copy paths): one copy queued on the copy engine
 // through the driver API, the runtime's cudaMemcpyAsync semantics kept.
 //
-// Why not cudaMemcpyAsync itself: on the H200 machine the runtime's layer costs 75-290 ns a call
-// over the driver's cuMemcpy*Async that it ends in (4-byte copies, every pair of memories xfer
-// copies between, medians of per-pair differences: docs/performance.md), as much as issue 7's
-// whole per-call budget (0.1 us over the raw call). The driver functions are reached through the
-// runtime (driver_entry.hpp), with the signatures of CUDA 12's driver.
+// Why not cudaMemcpyAsync itself: the runtime's layer costs host time on every call over the
+// driver's cuMemcpy*Async that it ends in, for every pair of memories xfer copies between, about
+// as much as the whole budget a small copy has over the raw call (measured: docs/performance.md,
+// per-call overhead of a small copy). The driver functions are reached through the runtime
+// (driver_entry.hpp), with the signatures of CUDA 12's driver.
 //
 // Errors keep one path: a driver call that fails has queued nothing (or, for pageable memory that
 // the driver stages at call time, copied part of the bytes: copying them again is harmless), and
 // the same copy then goes to cudaMemcpyAsync, whose error is what the caller checks and reports
 // (check(), with its sticky-error rules). So the statuses and messages of failures are the
-// runtime's, as before. Except a stream-capture refusal (CUDA_ERROR_STREAM_CAPTURE_*,
+// runtime's, as if cudaMemcpyAsync had been called. Except a stream-capture refusal (CUDA_ERROR_STREAM_CAPTURE_*,
 // CUDA_ERROR_CAPTURED_EVENT): it invalidates the capture, after which the runtime could only say
 // so; it is returned as the runtime's code of the same number.
 // Requires: the context's device bound on this thread (activate()), as for any copy.

@@ -87,8 +87,7 @@ struct Job {
 
 struct HostCopyTeam::Shared {
     // How long an idle helper spins for the next copy before it sleeps: longer than the owner's
-    // work between two groups of a batch (building a group's descriptors, ~35 us on the H200
-    // machine), so that a batch's groups find their helpers awake; short beside the waits that
+    // work between two groups of a batch (building a group's descriptors), so that a batch's groups find their helpers awake; short beside the waits that
     // are not worth a core (a slot held by another stream, copies on the engine meanwhile).
     static constexpr std::chrono::microseconds kSpin{200};
 

@@ -3,10 +3,10 @@
 // slot, the scatter out of it: batch.hpp) shared among the calling thread and helper threads of
 // the packer's pool, in blocks that whichever thread is free takes next.
 //
-// Why blocks rather than one fixed share per thread: a helper asleep in the pool takes tens of
-// microseconds to wake on the H200 machine (a virtual machine), and with fixed shares the caller
-// of a 4096 x 4 KiB batch waited 50-270 us per 8 MiB group for its late helpers (a trace of the
-// packer: docs/performance.md). With blocks, a late helper simply takes fewer of them, and the
+// Why blocks rather than one fixed share per thread: a helper asleep in the pool can take tens of
+// microseconds to wake (more on a virtual machine), and with fixed shares the caller of a batch
+// of thousands of small entries waited for its late helpers on every group (a trace of the
+// packer: docs/performance.md, batches of small copies). With blocks, a late helper simply takes fewer of them, and the
 // caller waits only for blocks being copied, never for a helper that has not started.
 // Why a team that outlives one copy: a batch's helpers are woken once, while its entries are
 // still being planned, and then wait for each group's blocks until the team is released,

@@ -3,9 +3,9 @@
 // without asking the driver.
 //
 // Why: cudaPointerGetAttributes costs a driver call per pointer, and a raw copy classifies both
-// of its pointers (the kind check, the pageable routes); on the H200 that was most of the
-// +0.5-0.7 us a small xfer_memcpy_async cost over the raw cudaMemcpyAsync (issue 7's per-call
-// target is 0.1 us). Each view of a buffer is classified once, by the driver, when the buffer is
+// of its pointers (the kind check, the pageable routes): asked on every call, that is most of
+// what a small xfer_memcpy_async costs over the raw cudaMemcpyAsync (measured:
+// docs/performance.md, per-call overhead of a small copy). Each view of a buffer is classified once, by the driver, when the buffer is
 // allocated, and the answer kept with the view's extent until the buffer is released.
 //
 // Only xfer's own allocations are kept: memory xfer did not allocate (the user's cudaMalloc or

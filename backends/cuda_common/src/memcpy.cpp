@@ -96,9 +96,9 @@ void memory_of_pair(const void *dst, const void *src, Memory *to, Memory *from) 
 }
 
 // The explicit kind of a copy between classified pointers, where one describes them exactly:
-// with cudaMemcpyDefault the driver looks both pointers up again on every call (the H200: most
-// of a 4-byte copy's overhead over a raw call with its kind). Managed memory and mapped
-// page-locked memory on the device side (zero-copy views) keep cudaMemcpyDefault.
+// with cudaMemcpyDefault the driver looks both pointers up again on every call (most of a
+// 4-byte copy's overhead over a raw call with its kind: docs/performance.md). Managed memory
+// and mapped page-locked memory on the device side (zero-copy views) keep cudaMemcpyDefault.
 cudaMemcpyKind engine_kind(Memory to, Memory from) noexcept {
     if (to == Memory::device && from == Memory::device) return cudaMemcpyDeviceToDevice;
     if (to == Memory::device && is_host_memory(from)) return cudaMemcpyHostToDevice;
@@ -159,8 +159,8 @@ bool pointer_facts(const void *ptr, PointerFacts *out) noexcept {
 
 // Classifies the pointers of one batch. Entries mostly point into a few allocations, so the
 // allocations already seen (their extents, from cuPointerGetAttributes) answer for the
-// entries inside them without a driver query: one query per pointer (~0.3 us each) was most
-// of a 4096-entry batch's host time. Pageable memory has no extent to remember and is asked
+// entries inside them without a driver query: one query per pointer would be most of a
+// 4096-entry batch's host time. Pageable memory has no extent to remember and is asked
 // about each time (a cached registration could have been made there meanwhile: never assumed).
 // Also tells an entry that starts in page-locked host memory made elsewhere (another context's
 // registration cache page-locks whole pages, or the application's cudaHostRegister) and runs
@@ -175,7 +175,7 @@ class BatchClassifier {
         *past_end = false;
         // xfer's own buffers: a copy past a buffer's end is the caller's error, refused by name.
         // Their extents are kept here too, ahead of the thread's known-memory cache (which
-        // checks for released buffers on every lookup: ~10 ns a pointer, 8192 per batch).
+        // checks for released buffers on every lookup: a cost per pointer, 8192 per batch).
         if (const Extent *e = own_.find(p)) return e->memory;
         if (const Extent *e = seen_.find(p)) return answer(*e, p, bytes, past_end);
         if (Extent e; known_memory::find_extent(ptr, &e)) return own_.add(e).memory;

@@ -20,7 +20,7 @@ namespace xfer::cuda {
 
 namespace {
 // One helper is woken per this many bytes of host copies: below it, waking a helper costs more
-// than the copy it could take over (tens of us to wake vs ~5-10 GB/s per thread).
+// than the copy it could take over (a wake-up takes tens of microseconds).
 constexpr std::size_t kMinThreadBytes = std::size_t{256} << 10;
 
 // Help texts that name constants of the packer are built from them.
@@ -31,15 +31,16 @@ constexpr auto kStagingHelp =
                  "context's first packed batch); a larger batch is packed in several groups");
 constexpr auto kHostThreadsHelp =
     plugin::join("threads that gather or scatter the pageable host side of one packed group (the calling thread, or "
-                 "CUDA's callback thread where stream order needs it, plus helper threads started at the first such "
-                 "group, one per ",
+                 "CUDA's callback thread where stream order needs it, plus helpers from the context's host threads, "
+                 "one per ",
                  plugin::decimal<(kMinThreadBytes >> 10)>().text, " KiB of the group at most); 1: that thread alone");
 } // namespace
 
 constexpr xfer_backend_param kBatchDerived[] = {
     {"batch_pack_max", "size", "32768",
      "entries of xfer_memcpy_batch_async between host and device memory up to this many bytes are packed: one "
-     "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (~1.7 us each); "
+     "DMA and one gather/scatter kernel per group instead of one copy-engine operation each (a fixed cost each, "
+     "whatever its size); "
      "larger entries go to the copy engine. 0 turns packing off. Public reports put the crossover near 28 KiB"},
     {"batch_staging", "size", "8388608", kStagingHelp.text},
     {"batch_host_threads", "int", "8", kHostThreadsHelp.text},

@@ -49,9 +49,9 @@ xfer_status check_failed(cudaError_t err, const char *call_format, ...) noexcept
     ;
 
 // XFER_SUCCESS when err is cudaSuccess, else check_failed(err, call_format, args...). Inline,
-// so that the success path costs a comparison: a variadic function's prologue alone was ~26
-// instructions of every small copy (issue 7's per-call overhead). The message is built only on
-// failure.
+// so that the success path costs a comparison: a variadic function's prologue alone would add
+// tens of instructions to every small copy (the per-call overhead). The message is built only
+// on failure.
 template <class... Args>
 inline xfer_status check(cudaError_t err, const char *call_format, Args... args) noexcept {
     return err == cudaSuccess ? XFER_SUCCESS : check_failed(err, call_format, args...);

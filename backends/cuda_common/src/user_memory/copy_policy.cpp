@@ -37,7 +37,7 @@ Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir
 
     const bool small = bytes < s.registration_min;
     if (s.model == nullptr) {
-        // Without a calibration: the declared defaults, as before calibration existed.
+        // Without a calibration: the declared defaults (the strategy's rule, the crossovers).
         if (s.register_first_use) {
             if (small) return {unregistered, XFER_REASON_BELOW_CROSSOVER, false};
             if (registrable == Registrable::yes) return {Choice::register_now, XFER_REASON_FIRST_USE, false};

@@ -8,8 +8,8 @@
 //   - the fastest way without page-locking: the staging engine from the staged crossover up
 //     (where the backend has one), the driver below it;
 //   - page-lock now when doing so and copying as DMA beats that way for this very copy
-//     (cudaHostRegister + DMA < the unregistered way: on the pinned backend's driver path a
-//     64 MiB copy is 3.5 ms registered against 7 ms through the driver);
+//     (cudaHostRegister + DMA < the unregistered way: where the driver's pageable copy is the
+//     alternative, a large copy page-locked first is faster; measured: docs/performance.md);
 //   - a range copied again (reuse within the tracker's window): where a staging engine serves
 //     the copies meanwhile, page-lock it in the background once the host time the copies seen
 //     spent staging exceeds what the registration costs, so that the copies after it are DMAs
@@ -17,8 +17,7 @@
 //     seen lost to the unregistered way exceeds the registration's cost (rent or buy);
 //   - never on first sight when it does not pay for that copy alone: a one-off copy never pays
 //     for a registration.
-// Without a calibration the declared defaults decide as before calibration existed: the staged
-// crossovers, and on a backend that registers on first use (pinned) every copy from
+// Without a calibration the declared defaults decide: the staged crossovers, and on a backend that registers on first use (pinned) every copy from
 // registration_min up.
 #pragma once
 
@@ -35,12 +34,12 @@ enum class PathOverride : std::uint8_t { automatic = 0, driver = 1, staged = 2, 
 
 // What decides, fixed when the context opens.
 struct PolicySettings {
-    const CostModel *model = nullptr;     // the calibration; nullptr: the declared defaults decide
+    const CostModel *model = nullptr; // the calibration; nullptr: the declared defaults decide
     PathOverride path = PathOverride::automatic;
-    bool can_stage = false;               // the backend has a staging engine (pageable)
-    bool register_first_use = false;      // without a calibration: page-lock every range from registration_min up
-    std::size_t staged_min[2] = {0, 0};   // [0: to the device, 1: to the host]: the staged crossovers
-    std::size_t registration_min = 0;     // smaller copies are never page-locked nor tracked
+    bool can_stage = false;             // the backend has a staging engine (pageable)
+    bool register_first_use = false;    // without a calibration: page-lock every range from registration_min up
+    std::size_t staged_min[2] = {0, 0}; // [0: to the device, 1: to the host]: the staged crossovers
+    std::size_t registration_min = 0;   // smaller copies are never page-locked nor tracked
 };
 
 // Whether the range can be page-locked at all.

@@ -52,7 +52,7 @@ static_assert(plugin::declared_defaults_are_decimal(kCommonDerived), "param_u64 
 constexpr xfer_backend_param kStagedDerived[] = {
     {"staged_min_bytes", "size", "16777216",
      "copies to the device from this size up go through the staging engine, smaller ones to the driver: the crossover "
-     "the calibration measured (its default is the one measured on an H200 at PCIe Gen5)"},
+     "the calibration measured (its declared default: the crossover of an H200 at PCIe Gen5, docs/performance.md)"},
     {"staged_min_bytes_to_host", "size", "4194304",
      "the same to the host (the driver's pageable copy to the host is slower: the engine wins from smaller sizes)"},
 };
@@ -151,7 +151,8 @@ xfer_status obtain(const Context &ctx, HostCopyHook *hook, const std::string &se
 xfer_status read_common_params(const char *backend, bool stages, const xfer_backend_param_value *values,
                                std::size_t count, CommonParams *out) noexcept {
     std::size_t path = 0;
-    if (auto st = plugin::param_choice(backend, kCommonParams, kCommonParamCount, values, count, "path", kPaths, &path)) {
+    if (auto st =
+            plugin::param_choice(backend, kCommonParams, kCommonParamCount, values, count, "path", kPaths, &path)) {
         return st;
     }
     if (PathOverride(path) == PathOverride::staged && !stages) {
@@ -178,8 +179,8 @@ xfer_status read_common_params(const char *backend, bool stages, const xfer_back
                                 &out->staged_min[0])) {
             return st;
         }
-        if (auto st = user_size(backend, kStagedDerived, kStagedDerivedCount, values, count,
-                                "staged_min_bytes_to_host", &out->staged_min[1])) {
+        if (auto st = user_size(backend, kStagedDerived, kStagedDerivedCount, values, count, "staged_min_bytes_to_host",
+                                &out->staged_min[1])) {
             return st;
         }
     }
@@ -218,9 +219,9 @@ xfer_status open_user_memory(Context &ctx, bool stages, UserMemoryRule rule, con
             };
             const std::uint64_t to_device = derive_size(ctx, kStagedDerived, kStagedDerivedCount, "staged_min_bytes",
                                                         params.staged_min[0], crossover(XFER_TO_DEVICE));
-            const std::uint64_t to_host = derive_size(ctx, kStagedDerived, kStagedDerivedCount,
-                                                      "staged_min_bytes_to_host", params.staged_min[1],
-                                                      crossover(XFER_TO_HOST));
+            const std::uint64_t to_host =
+                derive_size(ctx, kStagedDerived, kStagedDerivedCount, "staged_min_bytes_to_host", params.staged_min[1],
+                            crossover(XFER_TO_HOST));
             policy.staged_min[0] = static_cast<std::size_t>(std::min<std::uint64_t>(to_device, SIZE_MAX));
             policy.staged_min[1] = static_cast<std::size_t>(std::min<std::uint64_t>(to_host, SIZE_MAX));
         }
@@ -230,8 +231,8 @@ xfer_status open_user_memory(Context &ctx, bool stages, UserMemoryRule rule, con
             const auto to_host = cal->model.registration_min(XFER_TO_HOST, staged_measured);
             calibrated_min = std::min(to_device.value_or(kNever), to_host.value_or(kNever));
         }
-        const std::uint64_t registration_min =
-            derive_size(ctx, kCommonDerived, kCommonDerivedCount, "registration_min", params.registration_min, calibrated_min);
+        const std::uint64_t registration_min = derive_size(ctx, kCommonDerived, kCommonDerivedCount, "registration_min",
+                                                           params.registration_min, calibrated_min);
         policy.registration_min = static_cast<std::size_t>(std::min<std::uint64_t>(registration_min, SIZE_MAX));
         ctx.cache = std::make_unique<RegistrationCache>(ctx, pin_budget(params.pin_limit), policy);
         return XFER_SUCCESS;
@@ -245,7 +246,8 @@ xfer_status calibrate(const Context &ctx, bool force, xfer_calibration_info *inf
         bool measured = false;
         std::string path, why;
         std::optional<Calibration> c;
-        if (auto st = obtain(ctx, ctx.host_copy_hook(), plugin::calibration_setting(), force, &measured, &path, &why, &c)) {
+        if (auto st =
+                obtain(ctx, ctx.host_copy_hook(), plugin::calibration_setting(), force, &measured, &path, &why, &c)) {
             return st;
         }
         if (!c) return fail(XFER_ERROR_BACKEND, "xfer_calibrate: %s", why.c_str());

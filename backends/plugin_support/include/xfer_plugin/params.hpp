@@ -34,7 +34,7 @@ xfer_status param_u64(const char *backend, const xfer_backend_param *declared, s
 const char *param_text(const xfer_backend_param *declared, std::size_t declared_count,
                        const xfer_backend_param_value *params, std::size_t count, const char *name) noexcept;
 
-// A string parameter that names one of `choices` (e.g. {"sync", "async", "off"}): *index is
+// A string parameter that names one of `choices` (e.g. {"sync", "async"}): *index is
 // the position of its effective value (declared default when not set). XFER_ERROR_CONFIG
 // "<backend>: parameter <name> = '<value>' is not one of a, b, c" otherwise;
 // XFER_ERROR_INTERNAL when `name` is not declared.
