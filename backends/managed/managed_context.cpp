@@ -42,7 +42,7 @@ xfer_status make_context(const xfer_backend_param_value *values, std::size_t cou
         return st;
     }
     auto ctx = std::make_unique<ManagedContext>();
-    ctx->mover = std::make_unique<ManagedToHost>(to_host, static_cast<std::size_t>(chunk));
+    ctx->mover = std::make_unique<ManagedToHost>(*ctx, to_host, static_cast<std::size_t>(chunk));
     *out = std::move(ctx);
     return XFER_SUCCESS;
 }

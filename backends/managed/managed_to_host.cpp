@@ -18,6 +18,7 @@ xfer_status prefetch_to_host(char *at, std::size_t n, cudaStream_t s) {
 }
 
 struct HostCopy {
+    const Context *ctx;
     void *dst;
     const void *src;
     std::size_t bytes;
@@ -25,7 +26,7 @@ struct HostCopy {
 
 void CUDART_CB copy_on_host(void *user) {
     auto *c = static_cast<HostCopy *>(user);
-    std::memcpy(c->dst, c->src, c->bytes);
+    copy_on_host_threads(*c->ctx, c->dst, c->src, c->bytes);
     delete c;
 }
 
@@ -77,7 +78,7 @@ xfer_status ManagedToHost::chunk(char *at, std::size_t n, cudaStream_t s) noexce
             return st;
         }
     } else {
-        auto *work = new (std::nothrow) HostCopy{at, slot.memory, n};
+        auto *work = new (std::nothrow) HostCopy{&owner_, at, slot.memory, n};
         if (work == nullptr) {
             return fail(XFER_ERROR_OUT_OF_MEMORY, "managed to-host: out of host memory for bookkeeping");
         }

@@ -9,8 +9,8 @@
 //    cudaMemDiscardAndPrefetchBatchAsync(range, host) (the pages move to the host without their
 //    bytes: only page tables), then one DMA from the slot into the now host-resident pages;
 //  - staged: per chunk, one DMA of the range into a page-locked slot, discard-and-prefetch to the
-//    host, then a host function copies the slot into the pages (one CPU thread: CUDA's callback
-//    thread).
+//    host, then a host function copies the slot into the pages (CUDA's callback thread, helped
+//    by the context's host threads: copy_on_host_threads).
 // Discarding is only done on whole 2 MiB blocks inside the range (device pages are up to 2 MiB;
 // discarding part of one would lose bytes outside the range); the edges are prefetched.
 // Everything is queued on the stream: the call returns at once, stream order holds.
@@ -22,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "xfer_cuda/context.hpp"
 #include <xfer/xfer_backend.h>
 
 namespace xfer::cuda::managed {
@@ -30,7 +31,10 @@ enum class ToHost { prefetch, dma, staged };
 
 class ManagedToHost {
   public:
-    ManagedToHost(ToHost method, std::size_t chunk) noexcept : method_(method), chunk_(chunk) {}
+    // `owner`: the context (it outlives the mover and every copy it queued), whose host threads
+    // help the staged method's host copies.
+    ManagedToHost(const Context &owner, ToHost method, std::size_t chunk) noexcept
+        : owner_(owner), method_(method), chunk_(chunk) {}
     ~ManagedToHost();
     ManagedToHost(const ManagedToHost &) = delete;
     ManagedToHost &operator=(const ManagedToHost &) = delete;
@@ -52,6 +56,7 @@ class ManagedToHost {
     bool allocate() noexcept;
     xfer_status chunk(char *at, std::size_t n, cudaStream_t s) noexcept;
 
+    const Context &owner_;
     ToHost method_;
     std::size_t chunk_;
     std::mutex mutex_;

@@ -81,6 +81,11 @@ bool StagingEngine::start() noexcept {
     try {
         pc.host_writes_done = [tracker](void *stream) { tracker->end(static_cast<cudaStream_t>(stream)); };
         pc.watchdog_start = [device] { (void)cudaSetDevice(device); };
+        // The workers run on the context's host threads, shared with its other host-side engines.
+        const Context *owner = &owner_;
+        pc.run_on_host_thread = [owner](std::function<void()> task) {
+            return owner->run_on_host_thread(std::move(task));
+        };
         pipeline_ =
             std::make_unique<StagingPipeline>(queue_, pc, static_cast<unsigned char *>(arena_), std::move(words));
     } catch (...) {

@@ -47,6 +47,10 @@
 
 #include <xfer/xfer.h>
 
+namespace boost::asio {
+class thread_pool;
+}
+
 namespace xfer::cuda::pageable {
 
 // A 32-bit word both sides see: the host through `host`, a stream through `device` (the
@@ -120,6 +124,10 @@ struct PipelineConfig {
     std::function<void(void *stream)> host_writes_done;
     // Called on the watchdog's thread before its first DeviceQueue::health (makes the device current).
     std::function<void()> watchdog_start;
+    // Runs a worker on one of the context's host threads (the one pool the context's host-side
+    // engines share); false when it cannot. Empty: the pipeline runs its workers on a pool of
+    // its own (the CUDA-free tests).
+    std::function<bool(std::function<void()>)> run_on_host_thread;
 };
 
 class StagingPipeline {
@@ -128,8 +136,8 @@ class StagingPipeline {
     // words of mapped memory, all 0. Both outlive the pipeline. config.chunk_bytes >= 4096.
     StagingPipeline(DeviceQueue &queue, const PipelineConfig &config, unsigned char *arena,
                     std::vector<FlagWord> words);
-    // Starts the workers and the watchdog; false (none left running) if the system refused a
-    // thread. Call once, before submit.
+    // Starts the workers (on the host threads) and the watchdog; false (none left running) if
+    // not one worker could be started. Call once, before submit.
     bool start() noexcept;
     ~StagingPipeline();
     StagingPipeline(const StagingPipeline &) = delete;
@@ -165,8 +173,8 @@ class StagingPipeline {
     void close() noexcept;
 
     // Counters for tests and `xfer-tool`: copies staged, copies sent the direct way for want
-    // of arena room, copies given up; times an idle worker went to sleep, and times a
-    // lingering worker found a new copy (and woke the sleeping ones).
+    // of arena room, copies given up; times an idle worker left its host thread, and times a
+    // lingering worker found a new copy (and woke the ones that left).
     struct Counters {
         std::uint64_t staged = 0;
         std::uint64_t no_room = 0;
@@ -207,6 +215,14 @@ class StagingPipeline {
                       bool report_on_stream) noexcept;
     xfer_status enqueue(Job &job, std::string *why) noexcept;
     void worker() noexcept;
+    // With no piece to claim (staging_idle.cpp): polls, watches the epoch or lingers and returns
+    // true; or leaves the host thread (running_ counted down) and returns false.
+    bool idle_locked(std::unique_lock<std::mutex> &lock, std::chrono::steady_clock::time_point &idle_since) noexcept;
+    void linger_locked(std::unique_lock<std::mutex> &lock, std::chrono::steady_clock::time_point &idle_since) noexcept;
+    // Posts the workers that left (or never started) to the host threads, up to config.threads;
+    // returns how many it posted.
+    std::size_t wake() noexcept;
+    bool post_worker() noexcept;
     void watchdog() noexcept;
 
     DeviceQueue &queue_;
@@ -217,8 +233,7 @@ class StagingPipeline {
 
     std::mutex watch_mutex_; // held while the watchdog asks about a stream; before mutex_
     mutable std::mutex mutex_;
-    std::condition_variable work_;              // a job was submitted, stopping
-    std::condition_variable finished_;          // a job's host side or whole life ended
+    std::condition_variable finished_;          // a job's host side or whole life ended; a worker left
     std::vector<unsigned char> granule_state_;  // 0 free, 1 reserved, 2 lost (after a failure)
     std::vector<std::uint32_t> uses_;           // per granule: the last use value handed out
     std::vector<std::uint32_t> readies_;        // per granule: the last ready value handed out
@@ -234,7 +249,9 @@ class StagingPipeline {
     std::atomic<std::uint32_t> claim_epoch_{0};
     // Workers lingering now (changed under mutex_, read by submit without it).
     std::atomic<std::size_t> lingering_{0};
-    std::vector<std::thread> workers_;
+    // Workers posted to the host threads and not yet left (under mutex_): at most config.threads.
+    std::size_t running_ = 0;
+    std::unique_ptr<boost::asio::thread_pool> own_pool_; // without config.run_on_host_thread
     std::thread watchdog_;
 };
 

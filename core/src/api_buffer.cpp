@@ -127,7 +127,7 @@ XFER_API xfer_status xfer_copy_async(xfer_buffer buf, xfer_direction dir, std::s
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = c.table();
         if (t.buffer_copy_async == nullptr) raise_not_supported(c, fn);
-        CopyCall call(c, fn, kind_of(dir), bytes, 1, s);
+        CopyCall call(copy_context(c), fn, kind_of(dir), bytes, 1, s);
         call_backend(*c.plugin, fn, "buffer_copy_async",
                      [&] { return t.buffer_copy_async(c.native, b->native, dir, offset, bytes, stream->native); });
         call.done();
@@ -147,7 +147,7 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, std::size_t 
         const xfer_backend_table &t = c.table();
         if (t.buffer_copy_async == nullptr) raise_not_supported(c, fn);
         void *stream = internal_stream(c);
-        CopyCall call(c, fn, kind_of(dir), bytes, 1, nullptr);
+        CopyCall call(copy_context(c), fn, kind_of(dir), bytes, 1, nullptr);
         call_backend(*c.plugin, fn, "buffer_copy_async",
                      [&] { return t.buffer_copy_async(c.native, b->native, dir, offset, bytes, stream); });
         call_backend(*c.plugin, fn, "stream_synchronize", [&] { return t.stream_synchronize(c.native, stream); });

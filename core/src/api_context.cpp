@@ -7,7 +7,7 @@
 #include "calibration_scope.hpp"
 #include "config.hpp"
 #include "error.hpp"
-#include "fork_support.hpp"
+#include "fork_generation.hpp"
 #include "objects.hpp"
 #include <xfer/xfer.h>
 

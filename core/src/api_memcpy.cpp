@@ -43,7 +43,7 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
         ObjectUse stream_use(stream, fn, "s");
         const xfer_backend_table &t = context.table();
         if (t.memcpy_async == nullptr) raise_not_supported(context, fn);
-        CopyCall call(context, fn, kind, bytes, 1, s);
+        CopyCall call(copy_context(context), fn, kind, bytes, 1, s);
         call_backend(*context.plugin, fn, "memcpy_async",
                      [&] { return t.memcpy_async(context.native, dst, src, bytes, kind, stream.native); });
         call.done();
@@ -89,7 +89,7 @@ XFER_API xfer_status xfer_memcpy_batch_async(xfer_context ctx, void *const *dsts
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = context->table();
         if (t.memcpy_batch_async == nullptr && t.memcpy_async == nullptr) raise_not_supported(*context, fn);
-        CopyCall call(*context, fn, kind, total, count, s);
+        CopyCall call(copy_context(*context), fn, kind, total, count, s);
         if (t.memcpy_batch_async != nullptr) {
             call_backend(*context->plugin, fn, "memcpy_batch_async", [&] {
                 return t.memcpy_batch_async(context->native, dsts, srcs, sizes, count, kind, stream->native);

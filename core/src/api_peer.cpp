@@ -90,7 +90,7 @@ XFER_API xfer_status xfer_memcpy_peer_async(xfer_context dst_ctx, void *dst, xfe
         PairUse use(*d, *c, fn);
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = peer_table(*d, fn, d->table().memcpy_peer_async != nullptr);
-        CopyCall call(owner, fn, XFER_COPY_DEVICE_TO_DEVICE, bytes, 1, s);
+        CopyCall call(copy_context(owner), fn, XFER_COPY_DEVICE_TO_DEVICE, bytes, 1, s);
         call_backend(*d->plugin, fn, "memcpy_peer_async", [&] {
             return t.memcpy_peer_async(d->native, dst, c->native, src, bytes, owner.native, stream->native);
         });
@@ -120,7 +120,7 @@ XFER_API xfer_status xfer_copy_peer_async(xfer_buffer dst, std::size_t dst_offse
         ObjectUse second_use(dst_first ? *sb : *db, fn, dst_first ? "src" : "dst");
         ObjectUse stream_use(*stream, fn, "s");
         const xfer_backend_table &t = peer_table(d, fn, d.table().buffer_copy_peer_async != nullptr);
-        CopyCall call(owner, fn, XFER_COPY_DEVICE_TO_DEVICE, bytes, 1, s);
+        CopyCall call(copy_context(owner), fn, XFER_COPY_DEVICE_TO_DEVICE, bytes, 1, s);
         call_backend(*d.plugin, fn, "buffer_copy_peer_async", [&] {
             return t.buffer_copy_peer_async(d.native, db->native, dst_offset, c.native, sb->native, src_offset, bytes,
                                             owner.native, stream->native);

@@ -29,7 +29,7 @@ XFER_API xfer_status xfer_register(xfer_context ctx, void *ptr, std::size_t byte
         ContextUse use(*context, fn);
         const xfer_backend_table &t = context->table();
         if (t.register_memory == nullptr) raise_not_supported(*context, fn);
-        RegistrationCall counted(*context);
+        RegistrationCall counted(context->stats);
         call_backend(*context->plugin, fn, "register_memory",
                      [&] { return t.register_memory(context->native, ptr, bytes, flags); });
         context->memory_events.registered(ctx, ptr, bytes);
@@ -46,7 +46,7 @@ XFER_API xfer_status xfer_unregister(xfer_context ctx, void *ptr) {
         ContextUse use(*context, fn);
         const xfer_backend_table &t = context->table();
         if (t.unregister_memory == nullptr) raise_not_supported(*context, fn);
-        RegistrationCall counted(*context);
+        RegistrationCall counted(context->stats);
         context->memory_events.unregistering(ctx, ptr);
         call_backend(*context->plugin, fn, "unregister_memory",
                      [&] { return t.unregister_memory(context->native, ptr); });

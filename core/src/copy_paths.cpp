@@ -7,7 +7,6 @@
 
 #include "error.hpp"
 #include "last_error.hpp"
-#include "objects.hpp"
 
 namespace xfer::core {
 namespace {
@@ -251,8 +250,8 @@ void CopyStats::reset() noexcept {
 
 // ------------------------------------------------------------------------ CopyCall
 
-CopyCall::CopyCall(Context &ctx, const char *function, xfer_copy_kind kind, std::uint64_t bytes, std::uint64_t copies,
-                   xfer_stream stream) noexcept
+CopyCall::CopyCall(const CopyContext &ctx, const char *function, xfer_copy_kind kind, std::uint64_t bytes,
+                   std::uint64_t copies, xfer_stream stream) noexcept
     : ctx_(ctx), stats_(ctx.stats), function_(function), kind_(kind), bytes_(bytes), copies_(copies), stream_(stream),
       policy_(ctx.stats.slow_path.load(std::memory_order_relaxed)), outer_(t_call),
       outer_registrations_(t_registrations), start_(host_clock::ticks()), nvtx_(function, bytes) {
@@ -295,7 +294,7 @@ xfer_status CopyCall::take_path(xfer_copy_path path, xfer_path_reason reason, st
         call->refused_ = true;
         set_last_error(msg(call->function_, ": refused (slow_path = refuse): ", bytes, " bytes (", copies,
                            copies == 1 ? " copy" : " copies", ") would take the slow path '", xfer_copy_path_name(path),
-                           "' on backend '", call->ctx_.name(), "' because ", reason_text(reason),
+                           "' on backend '", call->ctx_.backend, "' because ", reason_text(reason),
                            "; nothing was queued"));
         return XFER_ERROR_SLOW_PATH;
     }
@@ -401,7 +400,7 @@ void CopyCall::warn(std::uint64_t elapsed) noexcept {
 
 // ---------------------------------------------------------------- RegistrationCall
 
-RegistrationCall::RegistrationCall(Context &ctx) noexcept : outer_(t_registrations) { t_registrations = &ctx.stats; }
+RegistrationCall::RegistrationCall(CopyStats &stats) noexcept : outer_(t_registrations) { t_registrations = &stats; }
 RegistrationCall::~RegistrationCall() { t_registrations = outer_; }
 
 } // namespace xfer::core

@@ -26,7 +26,15 @@
 
 namespace xfer::core {
 
-struct Context;
+class CopyStats;
+
+// What a copy call needs of its context (objects.hpp's copy_context() gives it): its statistics,
+// its backend's name (for messages) and its handle (for records).
+struct CopyContext {
+    CopyStats &stats;
+    const std::string &backend;
+    std::uint64_t handle;
+};
 
 // A context's counters (relaxed atomics: each is exact; a reader may see a copy half counted).
 struct PathCounters {
@@ -138,8 +146,8 @@ class CopyStats {
 // Without done() (a failure) nothing is counted except a slow-path refusal.
 class CopyCall {
   public:
-    CopyCall(Context &ctx, const char *function, xfer_copy_kind kind, std::uint64_t bytes, std::uint64_t copies,
-             xfer_stream stream) noexcept;
+    CopyCall(const CopyContext &ctx, const char *function, xfer_copy_kind kind, std::uint64_t bytes,
+             std::uint64_t copies, xfer_stream stream) noexcept;
     ~CopyCall();
     CopyCall(const CopyCall &) = delete;
     CopyCall &operator=(const CopyCall &) = delete;
@@ -167,7 +175,7 @@ class CopyCall {
     void report(const ObserverSlot &slot, std::uint64_t elapsed_ticks) noexcept;
     void warn(std::uint64_t elapsed_ticks) noexcept;
 
-    Context &ctx_;
+    CopyContext ctx_;
     CopyStats &stats_;
     const char *function_;
     xfer_copy_kind kind_;
@@ -187,7 +195,7 @@ class CopyCall {
 // ctx's statistics while it lives.
 class RegistrationCall {
   public:
-    explicit RegistrationCall(Context &ctx) noexcept;
+    explicit RegistrationCall(CopyStats &stats) noexcept;
     ~RegistrationCall();
     RegistrationCall(const RegistrationCall &) = delete;
     RegistrationCall &operator=(const RegistrationCall &) = delete;

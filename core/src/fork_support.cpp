@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "fork_support.hpp"
-
+// The core's pthread_atfork handlers: around fork() the forking thread holds the plugin
+// registry's and the handle tables' locks, so that the child never inherits one that a vanished
+// thread held; the child clears what it inherited and counts the fork (fork_generation.hpp).
+// Above everything it locks: nothing of the core includes it.
 #include <pthread.h>
 
 #include <atomic>
 
+#include "fork_generation.hpp"
 #include "objects.hpp"
 #include "plugin_registry.hpp"
 
 namespace xfer::core {
-
-std::atomic<std::uint64_t> g_fork_generation{0};
 
 namespace {
 

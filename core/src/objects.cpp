@@ -2,7 +2,7 @@
 #include "objects.hpp"
 
 #include "error.hpp"
-#include "fork_support.hpp"
+#include "fork_generation.hpp"
 
 namespace xfer::core {
 

@@ -27,7 +27,7 @@
 
 #include "copy_paths.hpp"
 #include "error.hpp"
-#include "fork_support.hpp"
+#include "fork_generation.hpp"
 #include "handle_table.hpp"
 #include "last_error.hpp"
 #include "lifetime_gate.hpp"
@@ -44,7 +44,7 @@ struct Context {
     void *native = nullptr;
     int device = 0;
     std::uint64_t handle = 0;
-    std::uint64_t fork_generation = 0; // fork_generation() at xfer_open (fork_support.hpp)
+    std::uint64_t fork_generation = 0; // fork_generation() at xfer_open (fork_generation.hpp)
 
     LifetimeGate lifetime;
     std::atomic<bool> closed{false}; // set once the gate is closed; read by lookup()
@@ -73,6 +73,9 @@ struct Context {
     const xfer_backend_table &table() const { return plugin->table; }
     const std::string &name() const { return plugin->name; }
 };
+
+// What a copy call (copy_paths.hpp) needs of ctx.
+inline CopyContext copy_context(Context &ctx) noexcept { return CopyContext{ctx.stats, ctx.name(), ctx.handle}; }
 
 // What every child object has: its owning context and a release lock.
 struct ChildObject {

@@ -22,7 +22,7 @@
 #include "calibration_scope.hpp"
 #include "copy_paths.hpp"
 #include "error.hpp"
-#include "fork_support.hpp"
+#include "fork_generation.hpp"
 #include "last_error.hpp"
 #include "plugin_check.hpp"
 #include "xfer_config/value_parse.hpp"

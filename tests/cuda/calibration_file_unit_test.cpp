@@ -22,12 +22,16 @@ class ScopedEnv {
   public:
     ScopedEnv(const char *name, const char *value) : name_(name) {
         if (const char *old = std::getenv(name)) saved_ = old, had_ = true;
-        if (value != nullptr) ::setenv(name, value, 1);
-        else ::unsetenv(name);
+        if (value != nullptr)
+            ::setenv(name, value, 1);
+        else
+            ::unsetenv(name);
     }
     ~ScopedEnv() {
-        if (had_) ::setenv(name_, saved_.c_str(), 1);
-        else ::unsetenv(name_);
+        if (had_)
+            ::setenv(name_, saved_.c_str(), 1);
+        else
+            ::unsetenv(name_);
     }
 
   private:
@@ -61,7 +65,8 @@ Calibration sample() {
 }
 
 fs::path fresh_dir(const char *name) {
-    fs::path dir = fs::temp_directory_path() / (std::string("xfer-calibration-test-") + name + "-" + std::to_string(::getpid()));
+    fs::path dir =
+        fs::temp_directory_path() / (std::string("xfer-calibration-test-") + name + "-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     return dir;
 }

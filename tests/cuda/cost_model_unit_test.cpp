@@ -2,9 +2,9 @@
 // The cost model of copies of user memory (backends/cuda_common/src/user_memory/cost_model.hpp):
 // curves between and beyond their points, the staged crossover and registration_min on curves
 // shaped like the H200's. No device needed (cuda_unit).
-#include <gtest/gtest.h>
-
 #include <cmath>
+
+#include <gtest/gtest.h>
 
 #include "user_memory/cost_model.hpp"
 
@@ -21,10 +21,10 @@ TEST(CostModelCurve, InterpolatesBetweenPointsAndExtrapolatesAtTheLastRate) {
     ASSERT_EQ(3u, c.points().size());
     EXPECT_EQ(2 * MiB, c.points()[1].bytes);
     EXPECT_DOUBLE_EQ(0.001, c.seconds(1 * MiB));
-    EXPECT_DOUBLE_EQ(0.00175, c.seconds(3 * MiB / 2));  // halfway between 1 and 2 MiB
-    EXPECT_DOUBLE_EQ(0.001, c.seconds(4096));           // below the first: never less than the smallest
-    EXPECT_NEAR(0.00475, c.seconds(5 * MiB), 1e-12);    // beyond: the last segment's 0.75 ms/MiB
-    c.add(2 * MiB, 0.002);                              // a size again replaces its point
+    EXPECT_DOUBLE_EQ(0.00175, c.seconds(3 * MiB / 2)); // halfway between 1 and 2 MiB
+    EXPECT_DOUBLE_EQ(0.001, c.seconds(4096));          // below the first: never less than the smallest
+    EXPECT_NEAR(0.00475, c.seconds(5 * MiB), 1e-12);   // beyond: the last segment's 0.75 ms/MiB
+    c.add(2 * MiB, 0.002);                             // a size again replaces its point
     EXPECT_DOUBLE_EQ(0.002, c.seconds(2 * MiB));
     EXPECT_TRUE(std::isinf(Curve{}.seconds(1)));
 }

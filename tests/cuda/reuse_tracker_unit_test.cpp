@@ -46,11 +46,11 @@ TEST(ReuseTracker, TheWindowForgetsTheLeastRecentlyCopied) {
     t.note(0x10000, 4 * kPage);
     t.note(0x20000, 4 * kPage);
     t.note(0x30000, 4 * kPage);
-    t.note(0x10000, 4 * kPage);                        // 0x10000 is the most recent now
-    t.note(0x40000, 4 * kPage);                        // 0x20000 goes
+    t.note(0x10000, 4 * kPage); // 0x10000 is the most recent now
+    t.note(0x40000, 4 * kPage); // 0x20000 goes
     EXPECT_EQ(3u, t.size());
-    EXPECT_EQ(1u, t.note(0x20000, 4 * kPage).copies);  // forgotten: counted afresh (and 0x30000 goes)
-    EXPECT_EQ(3u, t.note(0x10000, 4 * kPage).copies);  // kept its count
+    EXPECT_EQ(1u, t.note(0x20000, 4 * kPage).copies);             // forgotten: counted afresh (and 0x30000 goes)
+    EXPECT_EQ(3u, t.note(0x10000, 4 * kPage).copies);             // kept its count
     EXPECT_EQ(1u, t.note(0x10000 + 0x100000, 16 * kPage).copies); // larger than the window: never kept
     EXPECT_LE(t.bytes(), t.window());
 }

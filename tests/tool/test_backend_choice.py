@@ -52,12 +52,16 @@ expect("* = the one opened when none is named" in out, "the table does not say w
 # 2. Nothing named, no GPU backend in the search path: host, and why.
 out = run(args.tool, ["list"], {"XFER_PLUGIN_PATH": good}).stdout
 expect([name for marked, name, _ in backend_rows(out) if marked] == ["host"], out)
-expect(selected_line(out) == "selected: host: no GPU backend is available (pinned, pageable, managed, zerocopy: "
-       "not found)", out)
+# The GPU backends are not found where the build has none, unavailable (no GPU, no driver) where
+# the build's plugin folder holds them: either way host is chosen and the line says why.
+line = selected_line(out)
+expect(line.startswith("selected: host: no GPU backend is available (pinned, pageable, managed, zerocopy: ") and
+       ("not found" in line or "unavailable" in line), out)
 
 # 3. The GPU backends present but unavailable: each listed with its reason, the built-in host
 # marked (not the file of that name fallback/ holds), and the reasons in the selected line.
-out = run(args.tool, ["list"], {"XFER_PLUGIN_PATH": fallback}).stdout
+# XFER_PLUGIN_OVERRIDE=1: the mocks win over a build's own CUDA backends of those names.
+out = run(args.tool, ["list"], {"XFER_PLUGIN_OVERRIDE": "1", "XFER_PLUGIN_PATH": fallback}).stdout
 rows = backend_rows(out)
 for name in ("pinned", "pageable", "managed", "zerocopy"):
     expect((False, name, False) in rows, "%s not listed unavailable: %r\n%s" % (name, rows, out))
@@ -66,7 +70,7 @@ expect([(name, available) for marked, name, available in rows if marked] == [("h
 expect(selected_line(out) == "selected: host: no GPU backend is available (%s)" % NO_GPU_MOCKS, out)
 
 # 4. A named backend that cannot open is marked, and the line says opening the default fails.
-out = run(args.tool, ["list"], {"XFER_PLUGIN_PATH": fallback, "XFER_BACKEND": "pinned"}).stdout
+out = run(args.tool, ["list"], {"XFER_PLUGIN_OVERRIDE": "1", "XFER_PLUGIN_PATH": fallback, "XFER_BACKEND": "pinned"}).stdout
 expect([(name, available) for marked, name, available in backend_rows(out) if marked] == [("pinned", False)], out)
 expect(selected_line(out).startswith("selected: pinned: named by XFER_BACKEND, but it is unavailable: mock 'pinned'")
        and selected_line(out).endswith("; xfer_open(NULL, ...) fails"), out)
@@ -75,7 +79,9 @@ expect(selected_line(out).startswith("selected: pinned: named by XFER_BACKEND, b
 report = os.path.join(args.workdir, "fallback.json")
 proc = run(args.tool, ["run", "roundtrip", "--format", "json", "-o", report] + QUICK, {"XFER_PLUGIN_PATH": fallback})
 lines = proc.stderr.splitlines()
-expect(lines and lines[0] == "xfer-tool: running on backend host: no GPU backend is available (%s)" % NO_GPU_MOCKS,
+# (The mocks of fallback/ stand in for the GPU backends where the build has none; where it has,
+# its own stand unavailable: either way host, and why.)
+expect(lines and lines[0].startswith("xfer-tool: running on backend host: no GPU backend is available ("),
        "stderr:\n" + proc.stderr)
 expect(sum("running on backend" in l for l in lines) == 1, "said more than once:\n" + proc.stderr)
 with open(report) as f:
@@ -96,5 +102,6 @@ expect(proc.stderr == "", "--backend host: stderr:\n" + proc.stderr)
 # 8. A named backend that cannot open: no announcement, the run's error says why (exit 3).
 proc = run(args.tool, ["run", "roundtrip"] + QUICK, {"XFER_PLUGIN_PATH": fallback, "XFER_BACKEND": "pinned"},
            expect_rc=3)
-expect("running on backend" not in proc.stderr and "mock 'pinned': no device" in proc.stderr, proc.stderr)
+expect("running on backend" not in proc.stderr and "pinned" in proc.stderr and "cannot be opened" in proc.stderr,
+       proc.stderr)
 print("ok")

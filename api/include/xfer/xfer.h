@@ -28,22 +28,19 @@
  *  - An *_async call returns without waiting for the copy. Its source and destination
  *    must stay alive and unmodified until an event recorded after it, or a stream
  *    synchronisation, reports that it is done. This holds for pageable (ordinary) host
- *    memory exactly as for page-locked memory. On the pageable backend a copy of at least
- *    staged_min_bytes returns at once with its default staging = async: the stream itself
- *    waits for the staging engine's threads (stream memory operations), which start when the
- *    stream reaches the copy (at once if it had nothing left to run). With staging = sync it
- *    returns once the host memory was read (to device) or written (to host). Smaller copies
- *    go to cudaMemcpyAsync, whose pageable copies may wait for the stream (to the host they
- *    always do).
+ *    memory exactly as for page-locked memory. A copy of pageable memory that the staging
+ *    engine takes returns at once (the stream waits for the engine; with the pageable
+ *    backend's staging = sync, once the host memory was read or written); one that the
+ *    driver takes (cudaMemcpyAsync of pageable memory) may wait for the stream, and to the
+ *    host always does. Which way a copy goes: "calibration and derived values" below.
  *  - Pageable host memory and host functions: a copy reading pageable memory sees what host
  *    functions queued earlier on the same stream through xfer_stream_launch_host_func (and
  *    earlier copies to the host) wrote into it. Host functions launched directly on the
  *    native stream are invisible to xfer: queue them through xfer to keep this promise.
- *  - pageable staging and other threads' CUDA calls: the staging engine's threads make no
- *    CUDA call (they copy between the user's memory and page-locked slots and write flags
- *    the stream waits for), so a CUDA call of another thread that waits for the whole device
- *    under the runtime's lock (a kernel's first launch under lazy module loading, cudaFree,
- *    cudaFreeHost) cannot hold a staged copy up, and lazy module loading needs no care.
+ *  - Staged copies and other threads' CUDA calls: no thread of xfer's that a staged copy
+ *    waits for makes a CUDA call, so a CUDA call of another thread that waits for the whole
+ *    device (a kernel's first launch under lazy module loading, cudaFree, cudaFreeHost)
+ *    cannot hold a staged copy up (backends/pageable/README.md says how).
  *  - Releasing with work still queued (the one rule for every backend): xfer_free,
  *    xfer_stream_destroy and xfer_close never release memory or a stream that queued work
  *    still uses -- buffer copies and raw copies (xfer_memcpy_async, xfer_memcpy_batch_async)
@@ -494,13 +491,10 @@ XFER_API size_t xfer_buffer_size(xfer_buffer buf);
     Per backend: host = memcpy on the stream's worker thread; pinned = cudaMemcpyAsync (queued
     through the driver's cuMemcpyHtoDAsync / cuMemcpyDtoHAsync, which cost less host time a
     call; errors are the runtime's: a refused copy is handed to cudaMemcpyAsync);
-    pageable = the staging engine for copies of at least its staged_min_bytes (queued at call
-    time on `s`: per chunk, cuStreamBatchMemOp waits for host threads to fill a page-locked
-    slot, cudaMemcpyAsync moves it and a flag write tells the threads it is done, the threads
-    starting when the stream reaches the copy, or at once on a stream cudaStreamQuery finds
-    idle; to the host the reverse, the stream waiting at the end until the threads have
-    written the user's memory; the call returns at once, or with staging = sync once the host memory was read or
-    written), cudaMemcpyAsync for smaller ones; managed = cudaMemPrefetchAsync
+    pageable = the path the copy policy chooses for the host view's pageable memory: the
+    staging engine (host threads fill page-locked slots that the stream copies, in stream
+    order: cuStreamBatchMemOp waits and writes, cudaMemcpyAsync; backends/pageable/README.md),
+    cudaMemcpyAsync, or a DMA once the range is page-locked; managed = cudaMemPrefetchAsync
     to the device / to the host;
     zerocopy = nothing moves, only stream order is kept.
     Returns XFER_ERROR_INVALID_HANDLE (buf or s invalid, or from different contexts),
@@ -522,14 +516,11 @@ XFER_API xfer_status xfer_copy(xfer_buffer buf, xfer_direction dir, size_t offse
     without waiting. Maps to cudaMemcpyAsync on CUDA backends (queued through the driver's
     cuMemcpyHtoDAsync / cuMemcpyDtoHAsync / cuMemcpyDtoDAsync / cuMemcpyAsync, whose host time
     a call is lower; a copy the driver refuses is handed to cudaMemcpyAsync, so statuses and
-    messages are the runtime's); on the pageable backend a copy
-    between pageable host memory and device memory of at least staged_min_bytes goes through
-    its staging engine instead (as xfer_copy_async), in stream order;
-    host: memcpy on the stream's worker.
+    messages are the runtime's); host: memcpy on the stream's worker.
     CUDA backends look each pointer up (what memory it is decides the path and checks `kind`):
     a pointer inside a buffer of the context's backend is answered from what xfer recorded at
-    xfer_alloc, without a driver call; any other pointer costs one cudaPointerGetAttributes
-    (~0.1-0.2 us on the H200). The copy is issued with the explicit cudaMemcpyKind the pointers
+    xfer_alloc, without a driver call; any other pointer costs one cudaPointerGetAttributes.
+    The copy is issued with the explicit cudaMemcpyKind the pointers
     imply, cudaMemcpyDefault for managed and mapped (zero-copy) memory.
     A copy between pageable host memory and device memory takes the path this machine's
     calibration says is fastest for it (see "calibration and derived values"): the driver's
@@ -554,15 +545,10 @@ XFER_API xfer_status xfer_memcpy_async(xfer_context ctx, void *dst, const void *
     most the backend parameter batch_pack_max bytes): per group, one DMA through the context's
     staging slots plus one gather/scatter kernel (for page-locked host memory the kernel reads
     or writes it directly, without staging). Pageable sources of copies to the device are
-    gathered during the call, as cudaMemcpyAsync reads pageable memory at call time, unless
-    earlier work on `s` may still write host memory (xfer's copies to the host, host functions
-    queued through xfer_stream_launch_host_func): then by a host function in stream order
-    (cudaLaunchHostFunc). Pageable destinations are written by a host function in stream order
-    (later copies from them on `s` wait for it). So a batch from pageable memory takes the time
-    of gathering its sources (batch_host_threads threads), not waiting for the device; it waits
-    at most 5 ms for a staging slot that earlier work still uses, then queues that group the
-    stream-ordered way instead. The general rule holds all the same: sources stay unmodified
-    until the batch is done. Batches of one context from several threads are gathered one
+    gathered during the call (as cudaMemcpyAsync reads pageable memory at call time) unless
+    earlier work on `s` may still write host memory: then in stream order; pageable
+    destinations are written in stream order (cuda_common/src/batch.hpp says how). The general
+    rule holds all the same: sources stay unmodified until the batch is done. Batches of one context from several threads are gathered one
     after another. A copy that starts
     in page-locked memory registered elsewhere (another context, cudaHostRegister) and runs
     past the registration goes in pieces, as xfer_memcpy_async copies it. The other copies go
@@ -770,7 +756,7 @@ typedef enum xfer_copy_path {
         then a DMA: the registration costs more than one copy and pays off on reuse. */
     XFER_PATH_NEW_REGISTRATION = 4,
     /** cudaMemcpyAsync of pageable memory: the driver stages it through its own small buffers on
-        one thread (on the H200 10-20 GB/s, a third of a DMA) and may wait for the stream. */
+        one thread (a fraction of a DMA's rate: docs/performance.md) and may wait for the stream. */
     XFER_PATH_DRIVER_PAGEABLE = 5,
     /** The pageable backend's staging engine: host threads copy through a page-locked arena while
         the copy engine moves the chunks; the call returns once queued (staging = async). */

@@ -136,7 +136,9 @@ class BatchPacker {
   public:
     static constexpr std::size_t kSlots = 2;
 
-    BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept;
+    // `pool`: the context's host threads (they outlive the packer), whose helpers gathers and
+    // scatters borrow, at most host_threads - 1 at once.
+    BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads, HostPool *pool) noexcept;
     ~BatchPacker();
     BatchPacker(const BatchPacker &) = delete;
     BatchPacker &operator=(const BatchPacker &) = delete;
@@ -196,12 +198,10 @@ class BatchPacker {
     bool mapped_host_ = false;
     std::array<Slot, kSlots> slots_{};
     std::size_t next_ = 0;
-    // batch_host_threads - 1 threads that take shares of a group's host copies, started at the
-    // first group with pageable memory (starting threads per group cost more than the copy they
-    // shared); none if the system refused them.
-    boost::asio::thread_pool *helpers() noexcept; // under mutex_
-    std::unique_ptr<boost::asio::thread_pool> helpers_;
-    bool helpers_refused_ = false;
+    // At most batch_host_threads - 1 threads of the context's pool take shares of a group's host
+    // copies (started with the pool; none if the system refused them, or batch_host_threads 1).
+    boost::asio::thread_pool *helpers() noexcept;
+    HostPool *pool_;
 };
 
 // The batch values every CUDA backend derives after its own (with_common_derived adds them):

@@ -10,6 +10,7 @@
 #include <cuda.h> // the driver's types only; the entry point comes from the runtime
 
 #include "batch.hpp"
+#include "host_pool.hpp"
 #include "registration.hpp"
 #include "user_memory/calibration_file.hpp"
 #include "user_memory/registration_cache.hpp"
@@ -19,6 +20,10 @@ namespace xfer::cuda {
 
 // Out of line: BatchPacker and HostRegistrations are complete here only.
 Context::Context() : registrations(std::make_unique<HostRegistrations>()) {}
+
+bool Context::run_on_host_thread(std::function<void()> task) const noexcept {
+    return host_pool != nullptr && host_pool->run(std::move(task));
+}
 Context::~Context() = default; // after close_context: the cache is closed, the engine stopped
 
 void abandon_host_work(const Context &ctx, cudaError_t err, cudaStream_t stream) noexcept {
@@ -205,6 +210,7 @@ xfer_status close_context(std::unique_ptr<Context> c) noexcept {
     const xfer_status unlocked = c->cache ? c->cache->close() : XFER_SUCCESS;
     const xfer_status closed = last_failure(last_failure(bound, unlocked), c->close());
     const xfer_status packed = c->packer ? c->packer->close() : XFER_SUCCESS;
+    if (c->host_pool) c->host_pool->join(); // every engine that used it has stopped
     return binding.restore(last_failure(last_failure(closed, packed), c->registrations->remove_all()));
 }
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_copy_team.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -13,6 +14,8 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "dma_staging_copy.hpp"
+#include "host_pool.hpp"
+#include "xfer_cuda/context.hpp"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -220,6 +223,28 @@ void HostCopyTeam::copy(const HostPiece *pieces, std::size_t count, unsigned cha
     while (job->done.load(std::memory_order_acquire) < job->block_ends.size()) {
         backoff.wait();
     }
+}
+
+} // namespace xfer::cuda
+
+namespace xfer::cuda {
+
+void copy_on_host_threads(const Context &ctx, void *dst, const void *src, std::size_t bytes) noexcept {
+    // One block per piece: the team hands out whole pieces.
+    const std::size_t block = HostCopyTeam::kBlockBytes;
+    std::vector<HostPiece> pieces;
+    try {
+        pieces.reserve((bytes + block - 1) / block);
+        for (std::size_t off = 0; off < bytes; off += block)
+            pieces.push_back(HostPiece{static_cast<unsigned char *>(dst) + off, off, std::min(block, bytes - off)});
+    } catch (const std::bad_alloc &) {
+        std::memcpy(dst, src, bytes); // no room for the bookkeeping: this thread copies alone
+        return;
+    }
+    // A helper per two blocks at most, and never more than the context lets xfer start.
+    const std::size_t helpers = std::min(ctx.host_threads > 1 ? ctx.host_threads - 1 : 0, pieces.size() / 2);
+    HostCopyTeam team(ctx.host_pool ? ctx.host_pool->get() : nullptr, helpers);
+    team.copy(pieces.data(), pieces.size(), static_cast<unsigned char *>(const_cast<void *>(src)), false);
 }
 
 } // namespace xfer::cuda

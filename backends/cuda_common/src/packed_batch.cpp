@@ -13,6 +13,7 @@
 
 #include "batch.hpp"
 #include "host_copy_team.hpp"
+#include "host_pool.hpp"
 #include "xfer_cuda/context.hpp"
 #include <xfer_plugin/params.hpp>
 
@@ -75,7 +76,7 @@ xfer_status read_batch_params(const char *backend, const xfer_backend_param_valu
     ctx.derived_values["batch_host_threads"] = DerivedValue{std::to_string(threads), false};
     if (max_entry > 0) {
         ctx.packer = std::make_unique<BatchPacker>(static_cast<std::size_t>(max_entry), static_cast<std::size_t>(slot),
-                                                   static_cast<std::size_t>(threads));
+                                                   static_cast<std::size_t>(threads), ctx.host_pool.get());
     }
     return XFER_SUCCESS;
 }
@@ -167,8 +168,9 @@ std::uint64_t address(const void *p) { return reinterpret_cast<std::uint64_t>(p)
 
 } // namespace
 
-BatchPacker::BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads) noexcept
-    : max_entry_(max_entry), slot_bytes_(slot_bytes), host_threads_(host_threads) {}
+BatchPacker::BatchPacker(std::size_t max_entry, std::size_t slot_bytes, std::size_t host_threads,
+                         HostPool *pool) noexcept
+    : max_entry_(max_entry), slot_bytes_(slot_bytes), host_threads_(host_threads), pool_(pool) {}
 
 BatchPacker::~BatchPacker() { (void)close(); }
 
@@ -192,14 +194,8 @@ bool BatchPacker::allocate() noexcept {
 }
 
 boost::asio::thread_pool *BatchPacker::helpers() noexcept {
-    if (!helpers_ && !helpers_refused_ && host_threads_ > 1) {
-        try {
-            helpers_ = std::make_unique<boost::asio::thread_pool>(host_threads_ - 1);
-        } catch (...) {
-            helpers_refused_ = true; // no helpers: the calling or callback thread copies alone
-        }
-    }
-    return helpers_.get();
+    // No helpers (host_threads 1, or no pool): the calling or callback thread copies alone.
+    return host_threads_ > 1 && pool_ != nullptr ? pool_->get() : nullptr;
 }
 
 PackConfig BatchPacker::config() noexcept {
@@ -369,10 +365,7 @@ xfer_status BatchPacker::close() noexcept {
         }
         s = Slot{};
     }
-    if (helpers_) {
-        helpers_->join(); // idle: every group's host functions ran before its slot's event
-        helpers_.reset();
-    }
+    // The helpers are the context's pool's: joined at context close, after every engine stopped.
     return st;
 }
 

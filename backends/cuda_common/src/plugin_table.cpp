@@ -7,6 +7,7 @@
 
 #include "batch.hpp"
 #include "entries.hpp"
+#include "host_pool.hpp"
 #include "known_memory.hpp"
 #include "shareable.hpp"
 #include "user_memory/registration_cache.hpp"
@@ -41,6 +42,8 @@ xfer_status context_create_entry(const BackendDescription &d, int device, const 
         if (auto st = user_memory::read_common_params(d.name, d.stages, params, param_count, &common)) {
             return st;
         }
+        c->host_threads = common.host_threads;
+        c->host_pool = std::make_unique<HostPool>(common.host_threads);
         if (auto st = read_batch_params(d.name, params, param_count, common.host_threads, *c)) {
             return st;
         }

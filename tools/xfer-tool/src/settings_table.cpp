@@ -7,10 +7,11 @@
 namespace xfer::tool {
 
 void print_settings_table(std::ostream &out, const std::vector<xfer::Setting> &settings, const std::string &indent) {
-    TextTable table({{"value"}, {"is"}, {"effective", TextTable::Align::right}, {"source"}, {"default", TextTable::Align::right}});
+    TextTable table(
+        {{"value"}, {"is"}, {"effective", TextTable::Align::right}, {"source"}, {"default", TextTable::Align::right}});
     for (const xfer::Setting &s : settings) {
-        table.add_row({s.name, s.derived ? "derived" : "parameter", s.value, param_source_name(s.source),
-                       s.default_value});
+        table.add_row(
+            {s.name, s.derived ? "derived" : "parameter", s.value, param_source_name(s.source), s.default_value});
     }
     table.print(out, indent);
 }

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -151,6 +152,7 @@ class HostWriteTracker {
 // ------------------------------------------------------------------------- context
 
 class BatchPacker;       // packed small copies of a batch (src/batch.hpp)
+class HostPool;          // the context's host threads (src/host_pool.hpp)
 class HostRegistrations; // ranges registered with xfer_register (src/registration.hpp)
 namespace user_memory {
 class RegistrationCache; // the per-copy choice and the ranges it page-locked (src/user_memory)
@@ -202,6 +204,14 @@ struct Context {
 
     // Ranges registered with xfer_register; close_context unregisters what is left.
     const std::unique_ptr<HostRegistrations> registrations;
+    // The most host threads xfer starts for this context (the host_threads parameter,
+    // resolved), and their one pool, shared by every engine that copies on the host (the
+    // staging engine's workers, packed batches' helpers, the managed backend's staged copies);
+    // made at context_create, started at its first use, joined at close.
+    std::size_t host_threads = 1;
+    std::unique_ptr<HostPool> host_pool;
+    // Runs `task` on one of the pool's threads; false (not run) when no thread could be started.
+    bool run_on_host_thread(std::function<void()> task) const noexcept;
     // Packs the small entries of xfer_memcpy_batch_async; made at context_create from the
     // batch values every CUDA backend derives; nullptr: off.
     std::unique_ptr<BatchPacker> packer;
@@ -228,6 +238,11 @@ struct Context {
     // device current; close_context calls it before deleting the context.
     virtual xfer_status close() noexcept { return XFER_SUCCESS; }
 };
+
+// Copies `bytes` from `src` to `dst` on the host, shared in blocks among the calling thread and
+// the context's host threads (the caller copies alone when none is free): for a host copy that a
+// stream waits for, such as the managed backend's staged copy to the host.
+void copy_on_host_threads(const Context &ctx, void *dst, const void *src, std::size_t bytes) noexcept;
 
 // After a failed wait for `stream` (nullptr: the device): the context's HostCopyHook gives up
 // what it queued there (the whole device when the error is sticky), so that no host thread of

@@ -51,7 +51,8 @@ bool make_folders(const std::string &dir, std::string *why) {
         if (::mkdir(path.c_str(), 0755) != 0) {
             struct stat st {};
             if (errno != EEXIST || ::stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-                *why = "cannot make folder " + path + ": " + (errno == EEXIST ? "a file of that name exists" : std::strerror(errno));
+                *why = "cannot make folder " + path + ": " +
+                       (errno == EEXIST ? "a file of that name exists" : std::strerror(errno));
                 return false;
             }
         }
@@ -68,7 +69,8 @@ json curve_json(const Curve &c) {
 Curve curve_from(const json &j) {
     Curve c;
     for (const json &p : j) {
-        if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number() || p[1].get<double>() <= 0)
+        if (!p.is_array() || p.size() != 2 || !p[0].is_number_unsigned() || !p[1].is_number() ||
+            p[1].get<double>() <= 0)
             throw std::invalid_argument("a curve point is not [bytes, seconds > 0]");
         c.add(p[0].get<std::uint64_t>(), p[1].get<double>());
     }
@@ -149,10 +151,11 @@ std::string to_json(const Calibration &c) {
         {"seconds", c.seconds},
         {"units", "bytes, seconds; curves are [bytes, seconds] medians of host-timed copies (call to completion)"},
         {"copies", copies},
-        {"register", {{"call_seconds", c.model.register_cost.call_seconds},
-                      {"byte_seconds", c.model.register_cost.byte_seconds}}},
-        {"unregister", {{"call_seconds", c.model.unregister_cost.call_seconds},
-                        {"byte_seconds", c.model.unregister_cost.byte_seconds}}},
+        {"register",
+         {{"call_seconds", c.model.register_cost.call_seconds}, {"byte_seconds", c.model.register_cost.byte_seconds}}},
+        {"unregister",
+         {{"call_seconds", c.model.unregister_cost.call_seconds},
+          {"byte_seconds", c.model.unregister_cost.byte_seconds}}},
         {"fill_bytes_per_second", c.model.fill_bytes_per_second},
     };
     return j.dump(1);
@@ -179,7 +182,8 @@ std::optional<Calibration> from_json(const std::string &text, std::string *why) 
         for (int w = 0; w < kWays; ++w) {
             if (!copies.contains(way_name(Way(w)))) continue;
             if (Way(w) == Way::staged) c.staged = true;
-            for (int d = 0; d < 2; ++d) c.model.curves[w][d] = curve_from(copies.at(way_name(Way(w))).at(kDirections[d]));
+            for (int d = 0; d < 2; ++d)
+                c.model.curves[w][d] = curve_from(copies.at(way_name(Way(w))).at(kDirections[d]));
         }
         c.model.register_cost = {j.at("register").at("call_seconds").get<double>(),
                                  j.at("register").at("byte_seconds").get<double>()};

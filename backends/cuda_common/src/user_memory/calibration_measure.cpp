@@ -66,7 +66,8 @@ struct Scratch {
             device = nullptr;
             return st;
         }
-        return check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "calibration: cudaStreamCreateWithFlags");
+        return check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking),
+                     "calibration: cudaStreamCreateWithFlags");
     }
 
     // The median of `repeats` runs of `op` (after one untimed), each timed from the call to the
@@ -106,9 +107,13 @@ xfer_status measure_curves(Scratch &m, Calibration *out) {
                                              to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, m.stream),
                              "calibration: cudaMemcpyAsync(%zu bytes)", bytes);
             };
-            if (auto st = m.median(r, [&] { return copy(m.pinned); }, &seconds)) return st;
+            if (auto st = m.median(
+                    r, [&] { return copy(m.pinned); }, &seconds))
+                return st;
             out->model.curve(Way::dma, d).add(bytes, seconds);
-            if (auto st = m.median(r, [&] { return copy(m.host); }, &seconds)) return st;
+            if (auto st = m.median(
+                    r, [&] { return copy(m.host); }, &seconds))
+                return st;
             out->model.curve(Way::driver, d).add(bytes, seconds);
             if (m.hook == nullptr) continue;
             bool taken = true;
@@ -158,7 +163,7 @@ xfer_status measure_registration(Scratch &m, Calibration *out) {
         unreg[i] = u[1];
     }
     const double span = double(kRegisterLarge - kRegisterSmall);
-    const auto fit = [&](const double (&t)[2]) {
+    const auto fit = [&](const double(&t)[2]) {
         LinearCost c;
         c.byte_seconds = std::max(0.0, (t[1] - t[0]) / span);
         c.call_seconds = std::max(0.0, t[0] - c.byte_seconds * double(kRegisterSmall));
@@ -193,8 +198,9 @@ xfer_status calibration_key(const Context &ctx, CalibrationKey *out) noexcept {
         if (auto st = check(cudaRuntimeGetVersion(&runtime), "cudaRuntimeGetVersion")) return st;
         const auto *u = reinterpret_cast<const unsigned char *>(prop.uuid.bytes);
         char uuid[48];
-        std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-                      u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
+        std::snprintf(uuid, sizeof uuid, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+                      u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+                      u[15]);
         *out = host_key(uuid, driver, runtime);
         return XFER_SUCCESS;
     } catch (const std::bad_alloc &) {

@@ -94,8 +94,7 @@ std::optional<std::uint64_t> CostModel::staged_crossover(xfer_direction d) const
     const Curve &staged = curve(Way::staged, d);
     const Curve &driver = curve(Way::driver, d);
     if (staged.empty() || driver.empty()) return std::nullopt;
-    return crossover(sizes_of(staged, driver),
-                     [&](std::uint64_t b) { return staged.seconds(b) < driver.seconds(b); });
+    return crossover(sizes_of(staged, driver), [&](std::uint64_t b) { return staged.seconds(b) < driver.seconds(b); });
 }
 
 std::optional<std::uint64_t> CostModel::registration_min(xfer_direction d, bool staged) const {

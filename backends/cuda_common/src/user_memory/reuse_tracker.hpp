@@ -59,7 +59,7 @@ class ReuseTracker {
     std::size_t window_;
     std::size_t bytes_ = 0;
     std::map<std::uintptr_t, Range> ranges_; // by start (ordered: overlaps are found by a lookup)
-    std::list<std::uintptr_t> lru_;                   // starts, most recently copied first
+    std::list<std::uintptr_t> lru_;          // starts, most recently copied first
 };
 
 } // namespace xfer::cuda::user_memory

@@ -186,8 +186,9 @@ void measure_user_small(BenchEnv &env, BenchRow &row, const std::string &backend
         [&] {
             return time_on_stream(*b.session, *b.stream, label("xfer pieces", dir, bytes), "copy", bytes, [&] {
                 for (std::size_t i = 0; i < count; ++i)
-                    check(xfer_memcpy_async(ctx, pieces.dsts[i], pieces.srcs[i], piece, copy_kind(dir), b.stream->get()),
-                          "xfer_memcpy_async(a small piece of user memory)");
+                    check(
+                        xfer_memcpy_async(ctx, pieces.dsts[i], pieces.srcs[i], piece, copy_kind(dir), b.stream->get()),
+                        "xfer_memcpy_async(a small piece of user memory)");
             });
         },
         [&] { return raw.timed_loop(pieces, copy_kind(dir), label("raw pieces", dir, bytes)); });
