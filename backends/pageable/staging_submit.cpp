@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <new>
 
-#include <xfer_plugin/paths.hpp>
-
 #include "staging_job.hpp"
+#include <xfer_plugin/paths.hpp>
 
 namespace xfer::cuda::pageable {
 

@@ -65,7 +65,7 @@ TEST(BenchTargets, EveryCudaRowHasAGoalAndNoSmokeRowHasOne) {
 TEST(BenchTargets, TheIssuesTargetsAreThere) {
     const auto &t = cuda_targets();
     for (const char *dir : {"h2d", "d2h"}) {
-        // Issue 7: pageable vs raw at every size from 4 KiB to 1 GiB by powers of 4.
+        // Pageable vs raw at every size from 4 KiB to 1 GiB by powers of 4.
         for (const char *size :
              {"4KiB", "16KiB", "64KiB", "256KiB", "1MiB", "4MiB", "16MiB", "64MiB", "256MiB", "1GiB"})
             EXPECT_TRUE(has(t, std::string("pageable-raw-") + dir + "-" + size)) << dir << " " << size;
@@ -78,7 +78,7 @@ TEST(BenchTargets, TheIssuesTargetsAreThere) {
             EXPECT_TRUE(has(t, std::string(backend) + "-observer-" + dir)) << backend;
         }
         EXPECT_TRUE(has(smoke_targets(), std::string("host-observer-") + dir));
-        // Issue 8: the scattered batch on pinned and pageable.
+        // The scattered batch on pinned and pageable.
         for (const char *backend : {"pinned", "pageable"}) {
             EXPECT_TRUE(has(t, std::string(backend) + "-batch-loop-" + dir));
             EXPECT_TRUE(has(t, std::string(backend) + "-batch-coalesced-" + dir));

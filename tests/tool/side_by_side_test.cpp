@@ -160,7 +160,7 @@ TEST(SideBySideRows, CompactTablePutsRawAndRatioBesideXfer) {
 }
 
 TEST(RawCopy, HostBackendCopiesBetweenTheViewsWithMemcpy) {
-    Session s("host", 0, nullptr);
+    Testbed s("host", 0, nullptr);
     ASSERT_EQ(raw_call_for(s), RawCall::host_memcpy);
     EXPECT_NE(raw_call_text(RawCall::host_memcpy).find("std::memcpy"), std::string::npos);
     Stream raw_stream(s.context());

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Device call 1 (seventh session): overhead probe, A/B of the staging changes, traces, the
+# Device call 1: overhead probe, A/B of the staging changes, traces, the
 # bidirectional ceiling, gpu-check. Usage: bash exp/run1.sh OUT
 set -u
 O=${1:?out}/r; mkdir -p "$O"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 10 (eighth session): the final code (claim order: oldest copy of each direction in turn):
+# Call 10: the final code (claim order: oldest copy of each direction in turn):
 # gpu-check, the full bench, the GPU fault tests, the pageable stress test, the overlap workflow.
 set -u
 OUT=${1:?out}; p=$OUT/proof; mkdir -p "$p"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 1 (eighth session): callgrind instruction counts per call; timing probe.
+# Call 1: callgrind instruction counts per call; timing probe.
 set -u
 O=${1:?out}/r; mkdir -p "$O"
 B=$PWD/build-gpu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 3 (eighth session): callgrind of the new code; old/new A/B of the per-call overhead.
+# Call 3: callgrind of the new code; old/new A/B of the per-call overhead.
 set -u
 O=${1:?out}/r; mkdir -p "$O"
 B=$PWD/build-gpu; OLD=$PWD/exp/old

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 5 (eighth session): the proof run on 811b660, then the overhead rows twice more and the probe.
+# Call 5: the proof run on 811b660, then the overhead rows twice more and the probe.
 set -u
 OUT=${1:?out}
 B=$PWD/build-gpu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 6 (eighth session): pageable-overlap under arena sizes, chunk sizes and lingering, two rounds.
+# Call 6: pageable-overlap under arena sizes, chunk sizes and lingering, two rounds.
 set -u
 O=${1:?out}/r; mkdir -p "$O"
 B=$PWD/build-gpu

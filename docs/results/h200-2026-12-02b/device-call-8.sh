@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 7 (eighth session): the staging workers' claim order, round robin (today) against oldest copy first.
+# Call 7: the staging workers' claim order, round robin (today) against oldest copy first.
 set -u
 O=${1:?out}/r; mkdir -p "$O"
 B=$PWD/build-gpu

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 9 (eighth session): the workers' claim order: round robin (today), oldest first, oldest of each direction in turn.
+# Call 9: the workers' claim order: round robin (today), oldest first, oldest of each direction in turn.
 set -u
 O=${1:?out}/r; mkdir -p "$O"
 B=$PWD/build-gpu

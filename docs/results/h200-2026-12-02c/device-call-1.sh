@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 1 (ninth session): the staging pipeline's start and its freshly written chunks, four
+# Call 1: the staging pipeline's start and its freshly written chunks, four
 # variants alternating in one process sequence (environment switches of one build):
 #   base   - abefbc1's layout (head chunk/8, whole chunks, halving tail), memcpy fill
 #   rise   - copies to the device rise after the head: chunk/4, chunk/2, then whole chunks

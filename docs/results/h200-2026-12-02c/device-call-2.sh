@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 2 (ninth session): call 1's instance was disturbed (pageable copies at 0.2-0.6x of pinned
+# Call 2: call 1's instance was disturbed (pageable copies at 0.2-0.6x of pinned
 # in every variant). Again, alternating: base / rise / demote (as in call 1), four rounds; then
 # the full bench of the default (abefbc1's behaviour), the GPU fault tests and the stress tests.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 3 (ninth session): cldemote after each filled piece helped 64 MiB to the device in call 2
+# Call 3: cldemote after each filled piece helped 64 MiB to the device in call 2
 # (+0.02-0.05) and cost 256 MiB / 1 GiB 0.10-0.15. Two narrower forms, alternating with the base:
 #   small - every piece of copies to the device of at most 64 MiB
 #   edges - only the head, the remainder and the tail chunks (the ones whose DMA follows their fill)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 4 (ninth session): the final code (9e9fee3, staging_demote = 1). The demotion against
+# Call 4: the final code (9e9fee3, staging_demote = 1). The demotion against
 # none (XFER_PAGEABLE_STAGING_DEMOTE=0), alternating, four rounds; gpu-check; the full bench
 # twice; the GPU fault tests; xfer_stress on every CUDA backend; the overlap workflow.
 set -u

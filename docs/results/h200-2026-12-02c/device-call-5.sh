@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 5 (ninth session): call 4's full benches read pageable-overlap 0.75 with the demotion on
+# Call 5: call 4's full benches read pageable-overlap 0.75 with the demotion on
 # (0.93 in call 2 without it). Alternating, three rounds: staging_demote 0; 1 (chunks smaller
 # than chunk_size); edges (an experiment switch: chunks smaller than the copy's own chunk, i.e.
 # only the head and the tail; the overlap workflow's 32 MiB copies have 4 MiB chunks).

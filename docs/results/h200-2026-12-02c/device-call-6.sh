@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 6 (ninth session), on call 5's machine while still warm: 9e9fee3's build with the
+# Call 6, on call 5's machine while still warm: 9e9fee3's build with the
 # experiment switch XFER_EXP_EDGES=1 (demote only chunks smaller than the copy's own chunk: the
 # rule 838ffcc made the code's): the full bench twice and the overlap workflow.
 set -u

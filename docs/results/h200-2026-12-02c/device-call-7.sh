@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 7 (ninth session): the final code (838ffcc: head, remainder and tail demoted): gpu-check
+# Call 7: the final code (838ffcc: head, remainder and tail demoted): gpu-check
 # and the full bench. (Call 6 ran two full benches on call 5's warm machine with 9e9fee3's build
 # and the experiment switch that became 838ffcc's rule.)
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 1 (tenth session): fafdb68 and the docs after it (the ninth session's review, never run on
+# Call 1: fafdb68 and the docs after it (the review of 2026-12-02, never run on
 # the H200): gpu-check, three full benches, the fill-under-DMA and memop-cost probes, an A/B of
 # one stream memory operation per call (XFER_EXP_SPLIT_FLAGS, an uncommitted experiment), the GPU fault tests,
 # xfer_stress on pageable and pinned, the overlap workflow. Everything packed into r.tgz.

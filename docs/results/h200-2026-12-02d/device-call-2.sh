@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 2 (tenth session): copies of kind cudaMemcpyDefault (managed memory, zero-copy views)
+# Call 2: copies of kind cudaMemcpyDefault (managed memory, zero-copy views)
 # through the runtime's cudaMemcpyAsync (XFER_EXP_RUNTIME_DEFAULT=1, an uncommitted experiment in
 # engine_copy) against the driver's cuMemcpyAsync (0, the code), alternating, three rounds of the
 # eight overhead rows (pinned and pageable copies use explicit kinds: controls).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 3 (tenth session): the fill-under-DMA probe again, fixed to read its own huge-page count
+# Call 3: the fill-under-DMA probe again, fixed to read its own huge-page count
 # (call 1's read a child shell's) and with a fifth variant (a 4 KiB-page destination registered
 # with cudaHostRegister), twice; the machine's CPU and THP setting.
 set -u

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 4 (tenth session): the final code's full bench on another instance, with the fill-under-DMA
+# Call 4: the final code's full bench on another instance, with the fill-under-DMA
 # probe before and after it (how fast this instance's host fills), the dma-after-fill probe (the
 # link reading just-filled memory by where the fill left its lines), an A/B of what the workers do
 # with the lines they filled (XFER_EXP_LINE_OP: 0 cldemote, 1 clwb, 2 clflushopt; XFER_EXP_LINE_ALL=1:

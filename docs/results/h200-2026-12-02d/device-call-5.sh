@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Call 5 (tenth session): the staging workers' fill with non-temporal stores (XFER_EXP_NT=1: every
+# Call 5: the staging workers' fill with non-temporal stores (XFER_EXP_NT=1: every
 # chunk; 2: the head, remainder and tail; an uncommitted experiment using cuda_common's
 # dma_staging_copy) against the code's memcpy + cldemote of the edges, alternating, three rounds;
 # the dma-after-fill probe first (this instance's host).

@@ -1,5 +1,5 @@
 // How fast the link reads memory the cores have just written, by where the fill left its lines
-// (docs/performance.md, tenth session): 15 persistent threads fill 64 MiB of cudaHostAlloc memory
+// (docs/performance.md): 15 persistent threads fill 64 MiB of cudaHostAlloc memory
 // from pageable memory in 512 KiB pieces; each thread then runs, over the lines of its piece,
 // nothing / cldemote (to the shared cache) / clwb (written back, kept clean) / clflushopt (written
 // back and evicted), or fills with non-temporal stores; then one cudaMemcpyAsync moves the 64 MiB

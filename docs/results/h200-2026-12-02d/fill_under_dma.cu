@@ -1,5 +1,5 @@
 // The host's fill rate while the link reads: what bounds a copy staged through page-locked memory
-// (docs/performance.md, tenth session). 15 persistent threads copy 64 MiB of pageable memory into
+// (docs/performance.md). 15 persistent threads copy 64 MiB of pageable memory into
 // page-locked memory in 512 KiB pieces (the staging workers' fill) alone, and while a 256 MiB
 // cudaMemcpyAsync from other page-locked memory to the device runs (its DMA reads host memory at
 // the link's rate). Variants: the source in 4 KiB pages or in transparent huge pages

@@ -1,4 +1,4 @@
-// Host time of the calls a staged copy queues per chunk (docs/performance.md, tenth session):
+// Host time of the calls a staged copy queues per chunk (docs/performance.md):
 // cuStreamBatchMemOp with the pipeline's two flag operations (a write and a wait) against
 // cuStreamWriteValue32 + cuStreamWaitValue32, one cuStreamBatchMemOp of one operation, and
 // cudaMemcpyAsync of 4 KiB and 8 MiB from page-locked memory. The waits are already met (the

@@ -137,15 +137,15 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
         progress.clear();
         if (on_result) on_result(report.results.back());
     };
-    std::unique_ptr<Session> session;
+    std::unique_ptr<Testbed> testbed;
     std::string open_error;
     try {
-        session = std::make_unique<Session>(backend, device, tracer);
+        testbed = std::make_unique<Testbed>(backend, device, tracer);
     } catch (const std::exception &e) {
         open_error = e.what();
     }
-    const std::string name = session ? session->backend() : backend.empty() ? "(default)" : backend;
-    if (!session) {
+    const std::string name = testbed ? testbed->backend() : backend.empty() ? "(default)" : backend;
+    if (!testbed) {
         progress.clear();
         std::fprintf(stderr, "%s: backend %s: cannot be opened: %s\n", message_prefix(), name.c_str(),
                      open_error.c_str());
@@ -158,18 +158,18 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
         WorkflowResult r;
         r.workflow = wf_name;
         r.backend = name;
-        if (!session) {
+        if (!testbed) {
             r.error = open_error; // said once above
             done(std::move(r));
             continue;
         }
-        r.device = session->device();
+        r.device = testbed->device();
         try {
-            session->timeline().set_workflow(wf_name);
-            session->timeline().reanchor(session->anchor_stream());
+            testbed->timeline().set_workflow(wf_name);
+            testbed->timeline().reanchor(testbed->anchor_stream());
             // The context's statistics count from here: the paths of this workflow's copies only.
-            reset_copy_paths(session->context());
-            WorkflowRun run{*session, o, progress, r};
+            reset_copy_paths(testbed->context());
+            WorkflowRun run{*testbed, o, progress, r};
             wf->run(run);
         } catch (const std::exception &e) {
             // A call that failed because the process was told to stop is the interrupt's doing.
@@ -178,7 +178,7 @@ void run_on_backend(const std::string &backend, int device, bool first_device, c
         }
         // Read after a failure too: the copies made before it did take their paths.
         try {
-            add_copy_paths(r.paths, session->context());
+            add_copy_paths(r.paths, testbed->context());
         } catch (const std::exception &e) {
             if (r.error.empty()) r.error = e.what();
         }

@@ -3,7 +3,7 @@
 
 #include <stdexcept>
 
-#include "workflows/workflow_support.hpp"
+#include "figures.hpp"
 
 namespace xfer::tool {
 

@@ -27,14 +27,14 @@ BenchEnv::Backend &BenchEnv::backend(const std::string &name) {
         throw XferError(XFER_ERROR_BACKEND_UNAVAILABLE, failed->second);
     Backend b;
     try {
-        b.session = std::make_unique<Session>(name, options_.device, nullptr);
+        b.testbed = std::make_unique<Testbed>(name, options_.device, nullptr);
     } catch (const std::exception &e) {
         open_failures_.emplace(name, e.what());
         throw;
     }
-    b.stream = std::make_unique<Stream>(b.session->context());
-    b.raw_stream = std::make_unique<Stream>(b.session->context());
-    if (!device_) device_ = b.session->device();
+    b.stream = std::make_unique<Stream>(b.testbed->context());
+    b.raw_stream = std::make_unique<Stream>(b.testbed->context());
+    if (!device_) device_ = b.testbed->device();
     return backends_.emplace(name, std::move(b)).first->second;
 }
 
@@ -52,7 +52,7 @@ const Buffer &BenchEnv::buffer(const std::string &backend_name, std::uint64_t si
     if (it != buffers_.end()) return *it->second;
     Backend &b = backend(backend_name);
     const std::vector<unsigned char> &bytes = data(size);
-    auto buf = std::make_unique<Buffer>(b.session->context(), bytes.size());
+    auto buf = std::make_unique<Buffer>(b.testbed->context(), bytes.size());
     // Both views written (and so touched) before any timing: no first-touch fault is timed.
     std::memcpy(buf->host(), bytes.data(), bytes.size());
     check(xfer_copy(buf->get(), XFER_TO_DEVICE, 0, bytes.size()), "xfer_copy(fill the device view)");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// What the bench's measurements share: the backends opened once each (a session, a stream for
+// What the bench's measurements share: the backends opened once each (a testbed, a stream for
 // xfer's calls and one for the raw calls), reference data and buffers kept for the whole run
 // (a 1 GiB buffer is filled and verified once, not once per target), and the repeat loop that
 // pairs xfer with its reference.
@@ -16,7 +16,7 @@
 #include "bench/bench.hpp"
 #include "interrupt.hpp"
 #include "progress.hpp"
-#include "session.hpp"
+#include "testbed.hpp"
 
 namespace xfer::tool {
 
@@ -28,7 +28,7 @@ struct Pairs {
 class BenchEnv {
   public:
     struct Backend {
-        std::unique_ptr<Session> session;
+        std::unique_ptr<Testbed> testbed;
         std::unique_ptr<Stream> stream;     // xfer's calls
         std::unique_ptr<Stream> raw_stream; // the raw calls, as a user's code would have its own
     };

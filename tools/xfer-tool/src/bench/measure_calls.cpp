@@ -33,7 +33,7 @@ struct SmallCopy {
     std::size_t bytes = 0;
 };
 
-SmallCopy small_copy(BenchEnv &env, const std::string &backend, const Session &s, xfer_direction dir, std::size_t bytes,
+SmallCopy small_copy(BenchEnv &env, const std::string &backend, const Testbed &s, xfer_direction dir, std::size_t bytes,
                      const char *what) {
     if (bytes == 0 || bytes > kCallBufferBytes)
         throw std::invalid_argument(std::string(what) + ": " + std::to_string(bytes) + " bytes is not in (0, 64 KiB]");
@@ -63,7 +63,7 @@ double xfer_call_us(xfer_context ctx, const SmallCopy &c, const Stream &stream) 
 }
 
 // One side's small copy, once, into a cleared destination.
-void verify_small_copy(RawPath &raw, const Session &s, xfer_direction dir, const SmallCopy &c,
+void verify_small_copy(RawPath &raw, const Testbed &s, xfer_direction dir, const SmallCopy &c,
                        const std::vector<unsigned char> &expected, const std::string &what, Verifier &v,
                        const std::function<void()> &copy_once) {
     unsigned char got[64] = {};
@@ -107,7 +107,7 @@ class ObserverGuard {
 void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                            std::size_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
-    Session &s = *b.session;
+    Testbed &s = *b.testbed;
     RawPath raw(b);
     const SmallCopy c = small_copy(env, backend, s, dir, bytes, "call overhead");
     const xfer_context ctx = s.context().get();
@@ -145,7 +145,7 @@ void measure_call_overhead(BenchEnv &env, BenchRow &row, const std::string &back
 void measure_observer_cost(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir,
                            std::size_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
-    Session &s = *b.session;
+    Testbed &s = *b.testbed;
     RawPath raw(b);
     const SmallCopy c = small_copy(env, backend, s, dir, bytes, "observer cost");
     const xfer_context ctx = s.context().get();
@@ -261,7 +261,7 @@ void verify_scatter(RawPath &raw, const Buffer &buf, const std::vector<unsigned 
 void measure_batch(BenchEnv &env, BenchRow &row, const std::string &backend, xfer_direction dir, std::size_t count,
                    std::size_t piece, bool coalesced) {
     BenchEnv::Backend &b = env.backend(backend);
-    Session &s = *b.session;
+    Testbed &s = *b.testbed;
     RawPath raw(b);
     const std::uint64_t total = static_cast<std::uint64_t>(count) * piece;
     const Buffer &buf = env.buffer(backend, 2 * total);

@@ -159,9 +159,9 @@ void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backen
     const Buffer &buf = env.buffer(backend, bytes);
     unsigned char *user = env.user_memory(bytes);
     const std::size_t n = buf.bytes();
-    const xfer_context ctx = b.session->context().get();
+    const xfer_context ctx = b.testbed->context().get();
     auto xfer_once = [&](const std::string &name) {
-        return time_on_stream(*b.session, *b.stream, name, "copy", n, [&] {
+        return time_on_stream(*b.testbed, *b.stream, name, "copy", n, [&] {
             check(xfer_memcpy_async(ctx, buf.device(), user, n, XFER_COPY_HOST_TO_DEVICE, b.stream->get()),
                   "xfer_memcpy_async(from malloc'd memory)");
         });
@@ -187,7 +187,7 @@ void measure_user_memory(BenchEnv &env, BenchRow &row, const std::string &backen
 
 void measure_managed_to_host(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
-    Session &s = *b.session;
+    Testbed &s = *b.testbed;
     if (!s.migrates())
         throw XferError(XFER_ERROR_NOT_SUPPORTED, "backend '" + backend + "' does not migrate pages (not managed)");
     RawPath raw(b);

@@ -10,8 +10,8 @@ namespace xfer::tool {
 void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string &backend, const std::string &reference,
                                 std::uint64_t bytes, int batches, int streams) {
     const std::uint64_t seed = derive_seed(env.options().seed, 5);
-    OverlapPasses mine(*env.backend(backend).session, bytes, batches, streams, seed);
-    OverlapPasses theirs(*env.backend(reference).session, bytes, batches, streams, seed);
+    OverlapPasses mine(*env.backend(backend).testbed, bytes, batches, streams, seed);
+    OverlapPasses theirs(*env.backend(reference).testbed, bytes, batches, streams, seed);
     Verifier v;
     const Pairs speedup = env.pairs([&] { return mine.run(v).speedup(); }, [&] { return theirs.run(v).speedup(); });
     row.xfer = bench_value("speed-up on " + backend + " (serial / pipelined)", "x", speedup.xfer);
@@ -24,7 +24,7 @@ void measure_overlap_vs_backend(BenchEnv &env, BenchRow &row, const std::string 
 
 void measure_overlap_efficiency(BenchEnv &env, BenchRow &row, const std::string &backend, std::uint64_t bytes,
                                 int batches, int streams) {
-    OverlapPasses passes(*env.backend(backend).session, bytes, batches, streams, derive_seed(env.options().seed, 5));
+    OverlapPasses passes(*env.backend(backend).testbed, bytes, batches, streams, derive_seed(env.options().seed, 5));
     Verifier v;
     std::vector<double> pipelined, ideal, efficiency;
     env.repeat([&](bool warmup) {

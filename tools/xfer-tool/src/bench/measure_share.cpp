@@ -13,13 +13,13 @@ void measure_import_vs_exporter(BenchEnv &env, BenchRow &row, const std::string 
                                 std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend);
     const std::size_t n = static_cast<std::size_t>(bytes);
-    const Buffer mine(b.session->context(), n, XFER_ALLOC_SHAREABLE);
+    const Buffer mine(b.testbed->context(), n, XFER_ALLOC_SHAREABLE);
     RawPath raw(b);
     const std::vector<unsigned char> &expected = env.data(bytes);
     std::memcpy(mine.host(), expected.data(), n);
     raw.copy(mine.device(), mine.host(), n, XFER_COPY_HOST_TO_DEVICE);
     xfer_context_info info{};
-    check(xfer_context_get_info(b.session->context().get(), &info), "xfer_context_get_info");
+    check(xfer_context_get_info(b.testbed->context().get(), &info), "xfer_context_get_info");
     ImportPeer peer(backend, info.device, mine.export_buffer().get());
     const std::string what = std::string(direction_name(dir)) + " " + format_size(bytes);
     const Pairs ms = env.pairs([&] { return peer.timed_copy(dir, n); },

@@ -48,7 +48,7 @@ void set_speed_ratio(BenchRow &row, const Pairs &ms, const std::string &referenc
 
 double xfer_copy_ms(BenchEnv::Backend &b, const Buffer &buf, xfer_direction dir, std::size_t bytes,
                     const std::string &name) {
-    return time_on_stream(*b.session, *b.stream, name, copy_category(*b.session), bytes, [&] {
+    return time_on_stream(*b.testbed, *b.stream, name, copy_category(*b.testbed), bytes, [&] {
         check(xfer_copy_async(buf.get(), dir, 0, bytes, b.stream->get()), "xfer_copy_async");
     });
 }

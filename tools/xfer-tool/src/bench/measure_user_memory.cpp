@@ -48,8 +48,8 @@ class UserArray {
 // One xfer_memcpy_async between `user` and `device` in `dir`, waited for; event-timed ms.
 double xfer_user_ms(BenchEnv::Backend &b, unsigned char *user, void *device, std::uint64_t bytes, xfer_direction dir,
                     const std::string &name) {
-    const xfer_context ctx = b.session->context().get();
-    return time_on_stream(*b.session, *b.stream, name, "copy", bytes, [&] {
+    const xfer_context ctx = b.testbed->context().get();
+    return time_on_stream(*b.testbed, *b.stream, name, "copy", bytes, [&] {
         check(xfer_memcpy_async(ctx, dir == XFER_TO_DEVICE ? device : user, dir == XFER_TO_DEVICE ? user : device,
                                 bytes, copy_kind(dir), b.stream->get()),
               "xfer_memcpy_async(user memory)");
@@ -60,7 +60,7 @@ double xfer_user_ms(BenchEnv::Backend &b, unsigned char *user, void *device, std
 void verify_user_copy(BenchEnv &env, BenchEnv::Backend &b, RawPath &raw, const Buffer &buf, xfer_direction dir,
                       std::uint64_t bytes, Verifier &v) {
     const std::vector<unsigned char> &expected = env.data(bytes);
-    UserArray user(env, b.session->context().get(), bytes);
+    UserArray user(env, b.testbed->context().get(), bytes);
     if (dir == XFER_TO_DEVICE) {
         raw.clear_device(buf.device(), bytes);
         xfer_user_ms(b, user.get(), buf.device(), bytes, dir, "check");
@@ -81,7 +81,7 @@ void measure_user_one_off_vs_raw(BenchEnv &env, BenchRow &row, const std::string
     BenchEnv::Backend &b = env.backend(backend);
     RawPath raw(b);
     const Buffer &buf = env.buffer(backend, bytes);
-    const xfer_context ctx = b.session->context().get();
+    const xfer_context ctx = b.testbed->context().get();
     std::unique_ptr<UserArray> user;
     const Pairs ms = env.pairs(
         [&] {
@@ -110,7 +110,7 @@ void measure_user_one_off_vs_backend(BenchEnv &env, BenchRow &row, const std::st
                                      const std::string &reference, xfer_direction dir, std::uint64_t bytes) {
     BenchEnv::Backend &b = env.backend(backend), &r = env.backend(reference);
     const Buffer &buf = env.buffer(backend, bytes), &ref_buf = env.buffer(reference, bytes);
-    const xfer_context ctx = b.session->context().get();
+    const xfer_context ctx = b.testbed->context().get();
     const Pairs ms = env.pairs(
         [&] {
             UserArray user(env, ctx, bytes);
@@ -130,7 +130,7 @@ void measure_user_reuse(BenchEnv &env, BenchRow &row, const std::string &backend
                         xfer_direction dir, std::uint64_t bytes, int copies, int timed_from) {
     BenchEnv::Backend &b = env.backend(backend), &r = env.backend(reference);
     const Buffer &buf = env.buffer(backend, bytes), &ref_buf = env.buffer(reference, bytes);
-    const xfer_context ctx = b.session->context().get();
+    const xfer_context ctx = b.testbed->context().get();
     const std::vector<unsigned char> &expected = env.data(bytes);
     Verifier v;
     const Pairs ms = env.pairs(
@@ -172,7 +172,7 @@ void measure_user_small(BenchEnv &env, BenchRow &row, const std::string &backend
     RawPath raw(b);
     const std::uint64_t bytes = piece * count;
     const Buffer &buf = env.buffer(backend, bytes);
-    const xfer_context ctx = b.session->context().get();
+    const xfer_context ctx = b.testbed->context().get();
     UserArray user(env, ctx, bytes);
     Pieces pieces;
     for (std::size_t i = 0; i < count; ++i) {
@@ -184,7 +184,7 @@ void measure_user_small(BenchEnv &env, BenchRow &row, const std::string &backend
     }
     const Pairs ms = env.pairs(
         [&] {
-            return time_on_stream(*b.session, *b.stream, label("xfer pieces", dir, bytes), "copy", bytes, [&] {
+            return time_on_stream(*b.testbed, *b.stream, label("xfer pieces", dir, bytes), "copy", bytes, [&] {
                 for (std::size_t i = 0; i < count; ++i)
                     check(
                         xfer_memcpy_async(ctx, pieces.dsts[i], pieces.srcs[i], piece, copy_kind(dir), b.stream->get()),

@@ -7,7 +7,7 @@
 namespace xfer::tool {
 
 RawPath::RawPath(BenchEnv::Backend &backend)
-    : s_(*backend.session), raw_stream_(*backend.raw_stream),
+    : s_(*backend.testbed), raw_stream_(*backend.raw_stream),
       call_(s_.context().device_kind() == XFER_DEVICE_KIND_CUDA ? RawCall::cuda_memcpy_async : RawCall::host_memcpy) {}
 
 double RawPath::timed_copy(void *dst, const void *src, std::size_t bytes, xfer_copy_kind kind,

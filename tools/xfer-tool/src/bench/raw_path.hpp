@@ -46,7 +46,7 @@ class RawPath {
     void clear_device(void *ptr, std::size_t bytes);
 
   private:
-    Session &s_;
+    Testbed &s_;
     const Stream &raw_stream_;
     RawCall call_;
 };

@@ -197,7 +197,6 @@ std::vector<TargetSpec> make_cuda_targets() {
     const std::vector<std::uint64_t> large = {64 * MiB, 256 * MiB, 1 * GiB};
     std::vector<std::uint64_t> sweep;
     for (std::uint64_t size = 4 * KiB; size <= 1 * GiB; size *= 4) sweep.push_back(size);
-    const std::string i7 = " (issue 7)", i8 = " (issue 8)";
     std::vector<TargetSpec> t;
 
     // Ordinary (pageable) memory at pinned speed, never slower than the driver.
@@ -205,21 +204,21 @@ std::vector<TargetSpec> make_cuda_targets() {
     for (const auto &[dir, goal] : vs_pinned)
         for (std::uint64_t size : large)
             t.push_back({"pageable-pinned-" + dir_tag(dir) + "-" + size_tag(size), "pageable",
-                         "xfer_copy_async on pageable vs on pinned memory" + i7, size, at_least(goal),
+                         "xfer_copy_async on pageable vs on pinned memory", size, at_least(goal),
                          [=](BenchEnv &env, BenchRow &row) {
                              measure_copy_vs_backend(env, row, "pageable", "pinned", dir, size);
                          }});
-    add_copy_vs_raw(t, "pageable", sweep, 0.97, i7);
-    add_async(t, "pageable", large, 5.0, i7);
+    add_copy_vs_raw(t, "pageable", sweep, 0.97, "");
+    add_async(t, "pageable", large, 5.0, "");
     t.push_back({"pageable-overlap", "pageable",
                  "overlap workflow's speed-up on pageable vs on pinned (" + format_size(workflow_defaults.size) + ", " +
                      std::to_string(workflow_defaults.batches) + " batches, " +
-                     std::to_string(workflow_defaults.streams) + " streams)" + i7,
+                     std::to_string(workflow_defaults.streams) + " streams)",
                  workflow_defaults.size, at_least(0.90), [=](BenchEnv &env, BenchRow &row) {
                      measure_overlap_vs_backend(env, row, "pageable", "pinned", workflow_defaults.size,
                                                 workflow_defaults.batches, workflow_defaults.streams);
                  }});
-    add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, i7);
+    add_copy_vs_raw(t, "pinned", {1 * MiB, 64 * MiB, 1 * GiB}, 0.99, "");
     // Real programs copy between other work: within 10% of the back-to-back figure after a gap,
     // idle or spent reading other memory.
     for (const char *backend : {"pageable", "pinned"}) {
@@ -236,19 +235,19 @@ std::vector<TargetSpec> make_cuda_targets() {
     // A buffer handed to another process copies as fast there as in the process that made it.
     add_import(t, "pinned", {64 * MiB, 256 * MiB}, 0.97, "");
     add_import(t, "pageable", {256 * MiB}, 0.97, "");
-    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, i7);
+    for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_overhead(t, backend, 0.1, "");
     // Observing every copy (xfer_set_copy_observer) is cheap enough to leave on.
     for (const char *backend : {"pinned", "pageable", "managed", "zerocopy"}) add_observer(t, backend, 0.3, "");
 
     // Small copies batched, user memory registered, overlap at the ideal, managed to host.
     for (const char *backend : {"pinned", "pageable"})
-        add_batches(t, backend, workflow_defaults.copies, workflow_defaults.copy_size, 10.0, 0.5, i8);
-    add_user_memory(t, "pinned", 256 * MiB, 0.97, i8);
+        add_batches(t, backend, workflow_defaults.copies, workflow_defaults.copy_size, 10.0, 0.5, "");
+    add_user_memory(t, "pinned", 256 * MiB, 0.97, "");
     add_overlap_efficiency(t, "pinned", workflow_defaults.size, workflow_defaults.batches, workflow_defaults.streams,
-                           0.95, i8);
+                           0.95, "");
     t.push_back({"managed-to-host-" + size_tag(256 * MiB), "managed",
-                 "xfer_copy_async(XFER_TO_HOST) of a managed buffer vs raw cudaMemPrefetchAsync to the host" + i8,
-                 256 * MiB, at_least(1.5),
+                 "xfer_copy_async(XFER_TO_HOST) of a managed buffer vs raw cudaMemPrefetchAsync to the host", 256 * MiB,
+                 at_least(1.5),
                  [=](BenchEnv &env, BenchRow &row) { measure_managed_to_host(env, row, "managed", 256 * MiB); }});
     return t;
 }

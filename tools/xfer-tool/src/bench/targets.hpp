@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// The bench's table of targets: the performance claims of issues 7 and 8 on the CUDA
-// backends, and the smoke set on `host` (no targets; judged by completing and verifying).
-// Later performance work appends its rows here. Names are stable: scripts select by them.
+// The bench's table of targets: the project's performance claims on the CUDA backends, and the
+// smoke set on `host` (no targets; judged by completing and verifying). A new claim appends
+// its rows here. Names are stable: scripts select by them.
 #pragma once
 
 #include <functional>

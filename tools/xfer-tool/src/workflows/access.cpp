@@ -24,7 +24,7 @@ struct PatternFigures {
 
 PatternFigures measure(WorkflowRun &run, const Buffer &in, const Buffer &out, const Stream &stream, std::size_t n,
                        std::size_t stride, const std::string &label, Verifier &verifier) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     PatternFigures f;
     clear_buffer(s, out, stream);
     run.progress.detail(label);
@@ -63,7 +63,7 @@ PatternFigures measure(WorkflowRun &run, const Buffer &in, const Buffer &out, co
 } // namespace
 
 void run_access(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t n = float_count(o.size, "--size");

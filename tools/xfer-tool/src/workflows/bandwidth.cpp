@@ -25,7 +25,7 @@ namespace xfer::tool {
 namespace {
 
 // GB/s and time of one direction at one size; `moved` counts both directions when bidirectional.
-void add_rows(std::vector<Figure> &rows, const Session &s, const std::string &name, std::uint64_t moved,
+void add_rows(std::vector<Figure> &rows, const Testbed &s, const std::string &name, std::uint64_t moved,
               std::uint64_t size, const std::vector<double> &ms) {
     std::string note = copy_note(s);
     if (moved != size) note = "counts the bytes of both directions" + (note.empty() ? "" : "; " + note);
@@ -44,7 +44,7 @@ struct SideBySide {
 // One direction at one size: per repeat, the xfer copy on s1 and the raw call on its own
 // stream, each starting from the same page placement. Which goes first alternates, so neither
 // always inherits the other's cache and TLB state.
-SideBySide time_side_by_side(Session &s, const RunOptions &o, const Buffer &buf, xfer_direction dir, RawCall raw,
+SideBySide time_side_by_side(Testbed &s, const RunOptions &o, const Buffer &buf, xfer_direction dir, RawCall raw,
                              const Stream &s1, const Stream &raw_stream, const std::string &label) {
     SideBySide out;
     int turn = 0;
@@ -89,7 +89,7 @@ struct DirectionRows {
 } // namespace
 
 void run_bandwidth(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::vector<std::uint64_t> sizes = o.sizes.empty() ? default_sweep_sizes() : o.sizes;

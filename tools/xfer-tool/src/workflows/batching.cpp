@@ -27,7 +27,7 @@ struct MethodFigures {
 } // namespace
 
 void run_batching(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t count = static_cast<std::size_t>(o.copies);

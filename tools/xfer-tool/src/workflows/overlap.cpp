@@ -27,7 +27,7 @@ struct BatchSpans {
 };
 
 // Queues every batch (batch i on streams[i % streams.size()]), waits, and times the pass.
-PassTimes run_pass(Session &s, const Buffer &buf, const std::vector<std::unique_ptr<Stream>> &streams,
+PassTimes run_pass(Testbed &s, const Buffer &buf, const std::vector<std::unique_ptr<Stream>> &streams,
                    std::size_t batches, std::size_t batch_elems, const std::string &tag) {
     const std::size_t batch_bytes = batch_elems * sizeof(float);
     std::vector<BatchSpans> spans(batches);
@@ -65,7 +65,7 @@ std::size_t checked_batches(int batches) {
 
 } // namespace
 
-OverlapPasses::OverlapPasses(Session &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed)
+OverlapPasses::OverlapPasses(Testbed &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed)
     : s_(s), batches_(checked_batches(batches)), batch_elems_(float_count(bytes / batches_, "--size / --batches")),
       n_(batch_elems_ * batches_), buf_(s.context(), n_ * sizeof(float)), input_(n_), expected_(n_) {
     if (streams < 1) throw std::invalid_argument("overlap: streams must be at least 1, not " + std::to_string(streams));
@@ -95,7 +95,7 @@ OverlapSample OverlapPasses::run(Verifier &verifier) {
 }
 
 void run_overlap(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     OverlapPasses passes(s, o.size, o.batches, o.streams, derive_seed(o.seed, 5));

@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "session.hpp"
+#include "testbed.hpp"
 #include "verify.hpp"
 
 namespace xfer::tool {
@@ -33,7 +33,7 @@ class OverlapPasses {
     // `bytes` in total, split into `batches` batches of whole floats (at least one each);
     // `streams` streams for the pipelined pass; input floats from `seed`. Allocates one buffer
     // of the context and the streams. Throws XferError / std::invalid_argument.
-    OverlapPasses(Session &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed);
+    OverlapPasses(Testbed &s, std::uint64_t bytes, int batches, int streams, std::uint64_t seed);
 
     std::size_t bytes() const { return n_ * sizeof(float); }
     std::size_t batch_bytes() const { return batch_elems_ * sizeof(float); }
@@ -43,7 +43,7 @@ class OverlapPasses {
     OverlapSample run(Verifier &verifier);
 
   private:
-    Session &s_;
+    Testbed &s_;
     std::size_t batches_, batch_elems_, n_;
     Buffer buf_;
     std::vector<std::unique_ptr<Stream>> serial_, pipelined_;

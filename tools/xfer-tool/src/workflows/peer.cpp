@@ -43,7 +43,7 @@ int backend_device_count(const std::string &backend) {
     return 0;
 }
 
-// One device of the matrix: its context (the session's own for the session's device), a
+// One device of the matrix: its context (the testbed's own for the testbed's device), a
 // buffer, a stream that copies into this device, and the events that time it.
 struct PeerDevice {
     int ordinal = 0;
@@ -53,7 +53,7 @@ struct PeerDevice {
     std::unique_ptr<Stream> stream;
     std::unique_ptr<Event> start, stop;
 
-    PeerDevice(const Session &s, int device, std::size_t bytes) : ordinal(device) {
+    PeerDevice(const Testbed &s, int device, std::size_t bytes) : ordinal(device) {
         if (device == s.context().device()) {
             ctx = &s.context();
         } else {
@@ -89,7 +89,7 @@ struct PeerDevice {
 
 enum class PeerRaw { none, cuda_peer, host_memcpy };
 
-PeerRaw raw_peer_for(const Session &s) {
+PeerRaw raw_peer_for(const Testbed &s) {
     if (s.context().device_kind() == XFER_DEVICE_KIND_HOST) return PeerRaw::host_memcpy;
     if (s.shared_view() || s.no_copy() || s.migrates()) return PeerRaw::none;
     return PeerRaw::cuda_peer;
@@ -110,7 +110,7 @@ std::string raw_peer_text(PeerRaw raw) {
 
 class PeerMatrix {
   public:
-    PeerMatrix(Session &s, std::size_t bytes, int devices) : s_(s), bytes_(bytes) {
+    PeerMatrix(Testbed &s, std::size_t bytes, int devices) : s_(s), bytes_(bytes) {
         for (int d = 0; d < devices; ++d) devices_.push_back(std::make_unique<PeerDevice>(s, d, bytes));
     }
 
@@ -145,7 +145,7 @@ class PeerMatrix {
     }
 
   private:
-    Session &s_;
+    Testbed &s_;
     std::size_t bytes_;
     std::vector<std::unique_ptr<PeerDevice>> devices_;
 };
@@ -179,7 +179,7 @@ std::string matrix_text(const std::vector<Figure> &xfer_rows, int devices) {
 } // namespace
 
 void run_peer(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t bytes = static_cast<std::size_t>(o.size);

@@ -7,7 +7,7 @@
 
 namespace xfer::tool {
 
-RawCall raw_call_for(const Session &s) {
+RawCall raw_call_for(const Testbed &s) {
     if (s.no_copy()) return RawCall::none;
     if (s.context().device_kind() != XFER_DEVICE_KIND_CUDA) return RawCall::host_memcpy;
     return s.migrates() ? RawCall::cuda_prefetch_async : RawCall::cuda_memcpy_async;
@@ -27,7 +27,7 @@ std::string raw_call_text(RawCall call) {
     return "n/a: no raw equivalent (mapped memory: nothing moves)";
 }
 
-double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_direction dir, const Stream &raw_stream,
+double timed_raw_copy(Testbed &s, RawCall call, const Buffer &buf, xfer_direction dir, const Stream &raw_stream,
                       const std::string &name) {
     const bool to_device = dir == XFER_TO_DEVICE;
     void *dst = to_device ? buf.device() : buf.host();
@@ -48,7 +48,7 @@ double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_directio
     throw XferError(XFER_ERROR_NOT_SUPPORTED, "timed_raw_copy: backend '" + s.backend() + "' has no raw copy call");
 }
 
-void verify_raw_copies(Session &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
+void verify_raw_copies(Testbed &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
                        Verifier &verifier, const std::string &what) {
     if (call != RawCall::cuda_memcpy_async && call != RawCall::host_memcpy) return;
     const std::size_t bytes = buf.bytes();

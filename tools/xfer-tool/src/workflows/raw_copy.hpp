@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <string>
 
-#include "session.hpp"
+#include "testbed.hpp"
 #include "verify.hpp"
 #include "workflows/workflow_support.hpp"
 
@@ -20,7 +20,7 @@ namespace xfer::tool {
 
 enum class RawCall { none, cuda_memcpy_async, cuda_prefetch_async, host_memcpy };
 
-RawCall raw_call_for(const Session &s);
+RawCall raw_call_for(const Testbed &s);
 
 // What is measured, for report notes ("cudaMemcpyAsync(device view <-> host view), own stream").
 std::string raw_call_text(RawCall call);
@@ -30,7 +30,7 @@ std::string raw_call_text(RawCall call);
 // host_memcpy, `queue()` does the work on this thread, timed with steady_clock. Waits; traced
 // under `name` and `category`. Returns milliseconds.
 template <class Queue>
-double time_raw(Session &s, RawCall call, const Stream &raw_stream, const std::string &name, const char *category,
+double time_raw(Testbed &s, RawCall call, const Stream &raw_stream, const std::string &name, const char *category,
                 std::uint64_t bytes, Queue queue) {
     if (call == RawCall::host_memcpy) {
         const Clock::time_point t0 = Clock::now();
@@ -46,14 +46,14 @@ double time_raw(Session &s, RawCall call, const Stream &raw_stream, const std::s
 // are queued on xfer_stream_native(raw_stream) between the timeline's events (the same kind
 // of event pair as the xfer call's); the host memcpy runs on this thread, timed with
 // steady_clock. Both are traced under `name`. Throws XferError naming the failing call.
-double timed_raw_copy(Session &s, RawCall call, const Buffer &buf, xfer_direction dir, const Stream &raw_stream,
+double timed_raw_copy(Testbed &s, RawCall call, const Buffer &buf, xfer_direction dir, const Stream &raw_stream,
                       const std::string &name);
 
 // Proves, untimed, that the raw calls move the bytes the right way: the device view is cleared
 // through xfer, the host view filled from `seed`, raw H2D, host view cleared, raw D2H; the
 // host view must then hold the seed's bytes. Only where raw calls copy between two views (a
 // prefetch moves pages, not values). Leaves both views holding the seed's bytes.
-void verify_raw_copies(Session &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
+void verify_raw_copies(Testbed &s, RawCall call, const Buffer &buf, const Stream &raw_stream, std::uint64_t seed,
                        Verifier &verifier, const std::string &what);
 
 } // namespace xfer::tool

@@ -13,7 +13,7 @@
 namespace xfer::tool {
 
 void run_roundtrip(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t n = float_count(o.size, "--size");

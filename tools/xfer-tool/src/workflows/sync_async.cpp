@@ -20,7 +20,7 @@ struct DirectionFigures {
 
 DirectionFigures measure(WorkflowRun &run, const Buffer &buf, const Stream &stream, xfer_direction dir,
                          const std::string &label) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     const std::size_t bytes = buf.bytes();
     DirectionFigures f;
@@ -96,7 +96,7 @@ DirectionFigures measure(WorkflowRun &run, const Buffer &buf, const Stream &stre
     return f;
 }
 
-void add_figures(WorkflowResult &r, const Session &s, const DirectionFigures &f, const std::string &label,
+void add_figures(WorkflowResult &r, const Testbed &s, const DirectionFigures &f, const std::string &label,
                  std::uint64_t bytes) {
     const double blocked = median_of(f.async_call) / median_of(f.async_total) * 100.0;
     const std::string blocked_note = "host blocked for " + format_value(blocked) + "% of the async copy's time" +
@@ -113,7 +113,7 @@ void add_figures(WorkflowResult &r, const Session &s, const DirectionFigures &f,
 } // namespace
 
 void run_sync_async(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t bytes = static_cast<std::size_t>(o.size);

@@ -14,7 +14,7 @@
 namespace xfer::tool {
 
 void run_vector_add(WorkflowRun &run) {
-    Session &s = run.session;
+    Testbed &s = run.testbed;
     const RunOptions &o = run.options;
     WorkflowResult &r = run.result;
     const std::size_t n = float_count(o.size, "--size");

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The workflow registry: each workflow runs against one Session and fills one WorkflowResult.
+// The workflow registry: each workflow runs against one Testbed and fills one WorkflowResult.
 #pragma once
 
 #include <string>
@@ -8,12 +8,12 @@
 #include "progress.hpp"
 #include "result.hpp"
 #include "run_options.hpp"
-#include "session.hpp"
+#include "testbed.hpp"
 
 namespace xfer::tool {
 
 struct WorkflowRun {
-    Session &session;
+    Testbed &testbed;
     const RunOptions &options;
     Progress &progress;
     WorkflowResult &result; // backend, device and workflow name are filled in by the runner

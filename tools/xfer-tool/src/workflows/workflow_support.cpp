@@ -31,45 +31,19 @@ void add_common_params(WorkflowResult &r, const RunOptions &o) {
     add_text_param(r, "seed", std::to_string(o.seed)); // a string: JSON tools round numbers above 2^53
 }
 
-Figure time_figure(const std::string &name, const std::vector<double> &ms, std::uint64_t bytes,
-                   const std::string &note) {
-    return Figure{name, "ms", bytes, summarize(ms), note};
-}
-
-Figure rate_figure(const std::string &name, std::uint64_t bytes, const std::vector<double> &ms,
-                   const std::string &note) {
-    // A copy below the event timer's resolution (0 ms) has no finite rate: leave it out
-    // rather than report infinity.
-    std::vector<double> rates;
-    rates.reserve(ms.size());
-    for (double t : ms)
-        if (t > 0.0) rates.push_back(gb_per_s(bytes, t));
-    if (rates.empty()) return absent_figure(name, "GB/s", bytes, "too short for the event timer");
-    return Figure{name, "GB/s", bytes, summarize(rates), note};
-}
-
-Figure value_figure(const std::string &name, const std::string &unit, const std::vector<double> &values,
-                    const std::string &note) {
-    return Figure{name, unit, 0, summarize(values), note};
-}
-
-Figure absent_figure(const std::string &name, const std::string &unit, std::uint64_t bytes, const std::string &note) {
-    return Figure{name, unit, bytes, std::nullopt, note};
-}
-
-const char *copy_category(const Session &s) {
+const char *copy_category(const Testbed &s) {
     if (s.no_copy()) return "no-copy";
     if (s.migrates()) return "prefetch";
     return "copy";
 }
 
-std::string copy_note(const Session &s) {
+std::string copy_note(const Testbed &s) {
     if (s.no_copy()) return "no copy (mapped): the device reads host memory in place; the call only keeps stream order";
     if (s.migrates()) return "prefetch: pages migrate (each timed prefetch starts with the range on the other side)";
     return "";
 }
 
-Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
+Span queue_copy(Testbed &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
                 const Stream &stream, const std::string &name) {
     Span span = s.timeline().begin(stream, name, copy_category(s), bytes);
     check(xfer_copy_async(buf.get(), dir, offset, bytes, stream.get()), "xfer_copy_async");
@@ -77,11 +51,11 @@ Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t o
     return span;
 }
 
-Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name) {
+Span queue_copy(Testbed &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name) {
     return queue_copy(s, buf, dir, 0, buf.bytes(), stream, name);
 }
 
-void place_for(Session &s, const Buffer &buf, xfer_direction next, const Stream &stream) {
+void place_for(Testbed &s, const Buffer &buf, xfer_direction next, const Stream &stream) {
     if (!s.migrates()) return;
     xfer_direction away = next == XFER_TO_DEVICE ? XFER_TO_HOST : XFER_TO_DEVICE;
     Span span = queue_copy(s, buf, away, stream, away == XFER_TO_HOST ? "place on host" : "place on device");
@@ -89,7 +63,7 @@ void place_for(Session &s, const Buffer &buf, xfer_direction next, const Stream 
     s.timeline().finish(span);
 }
 
-void clear_buffer(Session &s, const Buffer &buf, const Stream &stream) {
+void clear_buffer(Testbed &s, const Buffer &buf, const Stream &stream) {
     std::memset(buf.host(), 0, buf.bytes());
     if (s.shared_view()) return;
     Span span = queue_copy(s, buf, XFER_TO_DEVICE, stream, "clear device view");
@@ -97,7 +71,7 @@ void clear_buffer(Session &s, const Buffer &buf, const Stream &stream) {
     s.timeline().finish(span);
 }
 
-void fetch_to_host(Session &s, const Buffer &buf, const Stream &stream) {
+void fetch_to_host(Testbed &s, const Buffer &buf, const Stream &stream) {
     Span span = queue_copy(s, buf, XFER_TO_HOST, stream, "fetch result");
     stream.synchronize();
     s.timeline().finish(span);
@@ -126,7 +100,5 @@ bool RepeatCounter::more(const std::vector<double> *samples) {
     ++done_;
     return true;
 }
-
-double median_of(const std::vector<double> &samples) { return summarize(samples).median; }
 
 } // namespace xfer::tool

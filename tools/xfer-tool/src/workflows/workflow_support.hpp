@@ -9,10 +9,11 @@
 #include <string>
 #include <vector>
 
+#include "figures.hpp"
 #include "interrupt.hpp"
 #include "result.hpp"
 #include "run_options.hpp"
-#include "session.hpp"
+#include "testbed.hpp"
 
 namespace xfer::tool {
 
@@ -26,29 +27,19 @@ void add_text_param(WorkflowResult &r, const std::string &name, const std::strin
 // repeats, warmup and seed: every workflow records them.
 void add_common_params(WorkflowResult &r, const RunOptions &o);
 
-Figure time_figure(const std::string &name, const std::vector<double> &ms, std::uint64_t bytes = 0,
-                   const std::string &note = "");
-// GB/s (10^9 B/s) of `bytes` moved in each sample's milliseconds.
-Figure rate_figure(const std::string &name, std::uint64_t bytes, const std::vector<double> &ms,
-                   const std::string &note = "");
-Figure value_figure(const std::string &name, const std::string &unit, const std::vector<double> &values,
-                    const std::string &note = "");
-// A figure that cannot be measured on this backend (e.g. GB/s of a copy that moves nothing).
-Figure absent_figure(const std::string &name, const std::string &unit, std::uint64_t bytes, const std::string &note);
-
 // What a buffer copy is on this backend, for trace categories and report notes.
-const char *copy_category(const Session &s); // "copy" | "prefetch" | "no-copy"
-std::string copy_note(const Session &s);     // "" | "prefetch: ..." | "no copy (mapped): ..."
+const char *copy_category(const Testbed &s); // "copy" | "prefetch" | "no-copy"
+std::string copy_note(const Testbed &s);     // "" | "prefetch: ..." | "no copy (mapped): ..."
 
 // Queues a timed buffer copy (a span around xfer_copy_async).
-Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
+Span queue_copy(Testbed &s, const Buffer &buf, xfer_direction dir, std::size_t offset, std::size_t bytes,
                 const Stream &stream, const std::string &name);
-Span queue_copy(Session &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name);
+Span queue_copy(Testbed &s, const Buffer &buf, xfer_direction dir, const Stream &stream, const std::string &name);
 
 // Times stream work: `queue()` queues it on `stream` between a span's events; waits for the
 // stream and returns the events' milliseconds (traced under `name` and `category`).
 template <class Queue>
-double time_on_stream(Session &s, const Stream &stream, const std::string &name, const std::string &category,
+double time_on_stream(Testbed &s, const Stream &stream, const std::string &name, const std::string &category,
                       std::uint64_t bytes, Queue queue) {
     Span span = s.timeline().begin(stream, name, category, bytes);
     queue();
@@ -60,13 +51,13 @@ double time_on_stream(Session &s, const Stream &stream, const std::string &name,
 // On a migrating backend (managed), moves the buffer's pages to where a copy in `next`
 // starts from (to the host before a timed H2D prefetch, to the device before a D2H one), so
 // each timed prefetch moves the whole range. Untimed, traced, waits. No-op elsewhere.
-void place_for(Session &s, const Buffer &buf, xfer_direction next, const Stream &stream);
+void place_for(Testbed &s, const Buffer &buf, xfer_direction next, const Stream &stream);
 
 // Fills both views with zeros, so a result that is never written cannot pass verification.
-void clear_buffer(Session &s, const Buffer &buf, const Stream &stream);
+void clear_buffer(Testbed &s, const Buffer &buf, const Stream &stream);
 
 // Copies the whole buffer to its host view (untimed, traced) and waits.
-void fetch_to_host(Session &s, const Buffer &buf, const Stream &stream);
+void fetch_to_host(Testbed &s, const Buffer &buf, const Stream &stream);
 
 // Floats that fit in `bytes`; throws std::invalid_argument naming the option when < 1.
 std::size_t float_count(std::uint64_t bytes, const char *option);
@@ -112,8 +103,5 @@ void run_repeats(const RunOptions &o, Body body) {
     RepeatCounter counter(o);
     while (counter.more()) body(false);
 }
-
-// The median of a sample set (for derived figures).
-double median_of(const std::vector<double> &samples);
 
 } // namespace xfer::tool

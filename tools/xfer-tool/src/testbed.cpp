@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "session.hpp"
+#include "testbed.hpp"
 
 #include <cstring>
 
@@ -48,7 +48,7 @@ int trace_process(Tracer *tracer, const Context &ctx) {
 
 } // namespace
 
-Session::Session(const std::string &backend, int device, Tracer *tracer)
+Testbed::Testbed(const std::string &backend, int device, Tracer *tracer)
     : ctx_(backend, device), device_(describe_device(ctx_)), kernels_(make_kernels(ctx_)), anchor_stream_(ctx_),
       timeline_(ctx_, tracer, trace_process(tracer, ctx_)) {
     timeline_.name_stream(anchor_stream_, "anchor");

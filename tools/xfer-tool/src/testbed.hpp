@@ -13,10 +13,10 @@
 
 namespace xfer::tool {
 
-class Session {
+class Testbed {
   public:
     // Throws XferError when the backend cannot be opened or has no kernels.
-    Session(const std::string &backend, int device, Tracer *tracer);
+    Testbed(const std::string &backend, int device, Tracer *tracer);
 
     const Context &context() const { return ctx_; }
     const std::string &backend() const { return ctx_.backend(); }
