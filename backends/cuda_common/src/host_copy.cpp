@@ -100,6 +100,9 @@ xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::siz
     // A buffer's host view: its pages stay its own while the buffer lives (the buffer's release
     // forgets what the cache holds of it), so a hit trusts them.
     user_memory::RegistrationCache &cache = *ctx.cache;
+    // A range a raw copy page-locked inside the view, which this copy would straddle (the
+    // driver refuses a copy that crosses a registration's end), goes first.
+    if (cache.may_hold_ranges()) cache.drop_stale(host, bytes, false);
     user_memory::Decision plan;
     if (cache.may_take(bytes)) {
         bool taken = false;
