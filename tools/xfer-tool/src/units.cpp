@@ -43,7 +43,7 @@ std::invalid_argument too_many_points(const std::string &what, std::uint64_t poi
 } // namespace
 
 std::uint64_t parse_size(const std::string &raw) {
-    // The library's grammar (core/config_grammar/src/value_parse.cpp), so a size the tool accepts is one a
+    // The library's grammar (config_grammar/src/value_parse.cpp), so a size the tool accepts is one a
     // configuration file accepts too; only "zero bytes" is the tool's own rule.
     std::string why;
     const std::optional<std::uint64_t> bytes = xfer::core::parse_size(raw, &why);
