@@ -18,10 +18,10 @@ nvidia-smi --query-gpu=name,uuid,driver_version,pcie.link.gen.current,pcie.link.
 } > "$O/calibrate.txt" 2>&1
 "$T" calibrate -f json > "$O/calibration.json" 2>&1
 sed -n 1,45p "$O/calibrate.txt"
-timeout 300 tools/gpu-check --build-dir "$B" --out "$O/check" --timeout 150 > "$O/gpu-check.log" 2>&1
+timeout 270 tools/gpu-check --build-dir "$B" --out "$O/check" --timeout 150 > "$O/gpu-check.log" 2>&1
 echo "gpu-check exit=$?"; tail -n 24 "$O/gpu-check.log"
 grep -h -E "GpuUserMemory|calibration took" "$O/check/cuda-gpu.log" | grep -E "OK|FAILED|took" | head -12
-timeout 150 "$T" bench -t 'pageable-user-*,*-gap-*,*-work-gap-*' -r 5 > "$O/bench-user.txt" 2>&1
+timeout 110 "$T" bench -t 'pageable-user-*,*-gap-*,*-work-gap-*' -r 5 > "$O/bench-user.txt" 2>&1
 echo "bench exit=$?"; tail -n 42 "$O/bench-user.txt"
 rm -f "$O/check/contract.log"
 cd "$OUT" && tar czf c3a.tgz c3a && rm -rf c3a
