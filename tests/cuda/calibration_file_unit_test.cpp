@@ -59,6 +59,7 @@ Calibration sample() {
     c.model.register_cost = {2.5e-4, 3e-11};
     c.model.unregister_cost = {8e-5, 1.4e-11};
     c.model.fill_bytes_per_second = 7.2e9;
+    c.model.track_seconds = 4e-7;
     c.measured_at = "2026-12-06T00:00:00Z";
     c.seconds = 0.9;
     return c;
@@ -108,6 +109,7 @@ TEST(CalibrationFile, RoundTripsThroughJson) {
             EXPECT_DOUBLE_EQ(c.model.seconds(Way(w), d, 8 << 20), back->model.seconds(Way(w), d, 8 << 20));
     EXPECT_DOUBLE_EQ(c.model.registration_seconds(1 << 30), back->model.registration_seconds(1 << 30));
     EXPECT_DOUBLE_EQ(c.model.fill_bytes_per_second, back->model.fill_bytes_per_second);
+    EXPECT_DOUBLE_EQ(c.model.track_seconds, back->model.track_seconds);
 }
 
 TEST(CalibrationFile, RefusesTextThatIsNotACompleteCalibration) {
@@ -120,10 +122,14 @@ TEST(CalibrationFile, RefusesTextThatIsNotACompleteCalibration) {
     partial.model.fill_bytes_per_second = 0; // incomplete
     EXPECT_FALSE(from_json(to_json(partial), &why).has_value());
     EXPECT_NE(std::string::npos, why.find("incomplete"));
+    partial = sample();
+    partial.model.track_seconds = 0;
+    EXPECT_FALSE(from_json(to_json(partial), &why).has_value());
+    EXPECT_NE(std::string::npos, why.find("incomplete"));
     std::string other_format = to_json(sample());
-    other_format.replace(other_format.find("\"format\": 1"), 11, "\"format\": 2");
+    other_format.replace(other_format.find("\"format\": 2"), 11, "\"format\": 1"); // written before the tracking cost
     EXPECT_FALSE(from_json(other_format, &why).has_value());
-    EXPECT_NE(std::string::npos, why.find("format 2"));
+    EXPECT_NE(std::string::npos, why.find("format 1"));
 }
 
 TEST(CalibrationFile, SaveMakesTheFolderAndLoadChecksTheKey) {

@@ -29,6 +29,7 @@ CostModel h200() {
     m.register_cost = {0.3e-3, 33e-3 / double(1 << 30)};
     m.unregister_cost = {0.08e-3, 15e-3 / double(1 << 30)};
     m.fill_bytes_per_second = 7e9;
+    m.track_seconds = 0.5e-6;
     return m;
 }
 

@@ -305,10 +305,10 @@ TEST_P(GpuRegistrationCache, CopiesStraddlingACachedRangeAreAcceptedAndExact) {
 
 TEST_P(GpuRegistrationCache, EvictsUnderTheByteLimit) {
     // A context of its own with an 8 MiB limit.
-    ASSERT_EQ(0, setenv("XFER_PINNED_REGISTRATION_CACHE", "8MiB", 1));
+    ASSERT_EQ(0, setenv("XFER_PINNED_PIN_LIMIT", "8MiB", 1));
     xfer_context small = nullptr;
     const xfer_status opened = xfer_open("pinned", 0, &small);
-    unsetenv("XFER_PINNED_REGISTRATION_CACHE");
+    unsetenv("XFER_PINNED_PIN_LIMIT");
     ASSERT_XFER_OK(opened);
     xfer_stream s = nullptr;
     ASSERT_XFER_OK(xfer_stream_create(small, &s));
@@ -340,9 +340,9 @@ TEST_P(GpuRegistrationCache, BadParametersAreConfigErrorsNamingThem) {
     struct Case {
         const char *env, *value, *named;
     };
-    // A packed entry must fit a quarter of a staging slot; the cache's minimum is at least 1 B.
+    // A packed entry must fit a quarter of a staging slot; xfer starts at most 256 host threads.
     for (const Case &c : {Case{"XFER_PINNED_BATCH_PACK_MAX", "4MiB", "batch_pack_max"},
-                          Case{"XFER_PINNED_REGISTRATION_MIN", "0", "registration_min"},
+                          Case{"XFER_PINNED_HOST_THREADS", "1000", "host_threads"},
                           Case{"XFER_PINNED_BATCH_HOST_THREADS", "0", "batch_host_threads"}}) {
         ASSERT_EQ(0, setenv(c.env, c.value, 1));
         xfer_context other = nullptr;

@@ -160,20 +160,24 @@ TEST_F(GpuUserMemory, AChangedDriverOrGpuMakesTheKeptCalibrationStale) {
     const std::string file = kept_file();
     ASSERT_FALSE(file.empty());
     std::string text = read(file);
-    const std::size_t at = text.find("\"driver_version\": ");
+    const std::string field = "\"driver_version\": ";
+    const std::size_t at = text.find(field);
     ASSERT_NE(std::string::npos, at);
-    text.replace(at, std::strlen("\"driver_version\": "), "\"driver_version\": 1");
-    std::ofstream(file) << text; // as if measured under another driver
+    const std::size_t digits = text.find_first_not_of("0123456789", at + field.size()) - (at + field.size());
+    const std::string driver = text.substr(at + field.size(), digits);
+    text.replace(at + field.size(), digits, "7"); // as if measured under another driver
+    std::ofstream(file) << text;
     xfer_context c = open("pinned");
     const std::string now = read(file);
-    EXPECT_EQ(std::string::npos, now.find("\"driver_version\": 1")) << "the stale calibration was used";
+    EXPECT_NE(std::string::npos, now.find(field + driver)) << "the stale calibration was used";
+    EXPECT_EQ(std::string::npos, now.find(field + "7")) << "the stale calibration was kept";
     EXPECT_EQ(0, calibrate(c, 0).measured);
 }
 
 TEST_F(GpuUserMemory, OffKeepsNothingAndLeavesTheDefaultsDeciding) {
     EnvGuard off("XFER_CALIBRATION", "off");
     xfer_context c = open("pageable");
-    EXPECT_TRUE(fs::is_empty(dir_) || !fs::exists(dir_));
+    EXPECT_TRUE(!fs::exists(dir_) || fs::is_empty(dir_));
     bool derived = false;
     const auto staged_min = setting(c, "staged_min_bytes", &derived);
     EXPECT_TRUE(derived);
@@ -211,19 +215,31 @@ TEST_F(GpuUserMemory, OnPageableARangeCopiedAgainBecomesDmaWithoutAnyCopyWaiting
     Bytes host = random_bytes(n, fresh_seed());
     void *dev = device(n);
     // First sight: the fastest way that page-locks nothing (staged), for this one-off copy.
-    std::vector<xfer_copy_record> r = round_trip(c, s, host, dev);
-    ASSERT_EQ(2u, r.size());
-    EXPECT_EQ(XFER_PATH_STAGED, r[0].path);
-    EXPECT_EQ(XFER_REASON_ONE_OFF, r[0].reason);
+    Records first;
+    ASSERT_XFER_OK(xfer_set_copy_observer(c, &Records::observe, &first));
+    ASSERT_XFER_OK(xfer_memcpy_async(c, dev, host.data(), n, XFER_COPY_HOST_TO_DEVICE, s));
+    ASSERT_XFER_OK(xfer_stream_synchronize(s));
+    ASSERT_XFER_OK(xfer_set_copy_observer(c, nullptr, nullptr));
+    ASSERT_EQ(1u, first.seen.size());
+    EXPECT_EQ(XFER_PATH_STAGED, first.seen[0].path);
+    EXPECT_EQ(XFER_REASON_ONE_OFF, first.seen[0].reason);
     EXPECT_EQ(0u, registrations(c).cache_ranges);
-    // Copied again: staged once more while the range is page-locked in the background.
-    r = round_trip(c, s, host, dev);
-    ASSERT_EQ(2u, r.size());
-    EXPECT_EQ(XFER_PATH_STAGED, r[0].path);
-    EXPECT_EQ(XFER_REASON_REUSE, r[0].reason);
-    for (int i = 0; i < 500 && registrations(c).cache_ranges == 0; ++i)
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_EQ(1u, registrations(c).cache_ranges) << "the background registration never finished";
+    // Copied again (back to the host counts: the same range): staged while the range is
+    // page-locked in the background, as soon as the host time its copies spent staging exceeds
+    // the registration's (the second or third copy on any machine calibrated so far).
+    std::vector<xfer_copy_record> r;
+    for (int k = 0; k < 3 && registrations(c).cache_ranges == 0; ++k) {
+        r = round_trip(c, s, host, dev);
+        ASSERT_EQ(2u, r.size());
+        for (const xfer_copy_record &rec : r) {
+            if (rec.path == XFER_PATH_CACHED_REGISTRATION) continue; // the registration was done before it
+            EXPECT_EQ(XFER_PATH_STAGED, rec.path);
+            EXPECT_TRUE(rec.reason == XFER_REASON_REUSE || rec.reason == XFER_REASON_ONE_OFF) << rec.reason;
+        }
+        for (int i = 0; i < 500 && registrations(c).cache_ranges == 0; ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    ASSERT_EQ(1u, registrations(c).cache_ranges) << "the range was never page-locked in the background";
     // From then on: DMAs over the registered range, both ways.
     for (int k = 0; k < 3; ++k) {
         r = round_trip(c, s, host, dev);
@@ -235,7 +251,8 @@ TEST_F(GpuUserMemory, OnPageableARangeCopiedAgainBecomesDmaWithoutAnyCopyWaiting
     st.struct_size = sizeof st;
     ASSERT_XFER_OK(xfer_context_get_stats(c, &st));
     EXPECT_EQ(1u, st.registrations) << "the background registration is counted by the next copy";
-    EXPECT_EQ(n, st.registered_bytes);
+    EXPECT_GE(st.registered_bytes, n) << "the range's pages, from the page its first byte is on";
+    EXPECT_LE(st.registered_bytes, n + 4096);
     // xfer_unregister releases what the cache page-locked; the next copy is a first sight again.
     ASSERT_XFER_OK(xfer_unregister(c, host.data()));
     EXPECT_EQ(0u, registrations(c).cache_ranges);

@@ -103,7 +103,7 @@ def need(backend, *frameworks, registration_cache=False):
             skip(f"{name} is not installed")
     if backend not in available_backends():
         skip(f"backend {backend} unavailable here")
-    key = "XFER_PINNED_REGISTRATION_CACHE"
+    key = "XFER_PINNED_PIN_LIMIT"
     saved = os.environ.get(key)
     if not registration_cache and saved is None:
         os.environ[key] = "0"  # read by xfer_open only

@@ -4,9 +4,9 @@
 # derived values; gpu-check (the contract suite on five backends, the CUDA unit, no-device and
 # GPU tests with the user-memory tests, CUPTI, faults, stress, sharing between two processes,
 # the NCCL example, roundtrips); the bench rows of user memory and of copies between other work.
-# Packed into c3a.tgz.
+# Packed into c3a.tgz (or the name given second).
 set -u
-OUT=${1:?out}; O=$OUT/c3a; mkdir -p "$O"
+OUT=${1:?out}; N=${2:-c3a}; O=$OUT/$N; mkdir -p "$O"
 B=$PWD/build-gpu
 export LD_LIBRARY_PATH=$B/lib XFER_PLUGIN_PATH=$B/lib/xfer
 T=$B/bin/xfer-tool
@@ -24,4 +24,4 @@ grep -h -E "GpuUserMemory|calibration took" "$O/check/cuda-gpu.log" | grep -E "O
 timeout 110 "$T" bench -t 'pageable-user-*,*-gap-*,*-work-gap-*' -r 5 > "$O/bench-user.txt" 2>&1
 echo "bench exit=$?"; tail -n 42 "$O/bench-user.txt"
 rm -f "$O/check/contract.log"
-cd "$OUT" && tar czf c3a.tgz c3a && rm -rf c3a
+cd "$OUT" && tar czf "$N.tgz" "$N" && rm -rf "$N"

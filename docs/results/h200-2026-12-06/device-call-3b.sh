@@ -3,9 +3,9 @@
 # bandwidth` (the survey of both ranks in one report); the mixed workload (every workflow on the
 # pageable backend's buffers, user memory, with the default choice and each fixed one); the host
 # pool against the build before it (carry-a: dedicated staging threads and a batch pool of its
-# own), the rows the pool serves, alternating A, B, A, B. Packed into c3b.tgz.
+# own), the rows the pool serves, alternating A, B, A, B. Packed into c3b.tgz (or the name given second).
 set -u
-OUT=${1:?out}; O=$OUT/c3b; mkdir -p "$O"
+OUT=${1:?out}; N=${2:-c3b}; O=$OUT/$N; mkdir -p "$O"
 B=$PWD/build-gpu A=$PWD/carry-a
 export XFER_PLUGIN_PATH=$B/lib/xfer
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
@@ -27,4 +27,4 @@ for round in 1 2; do
     done
 done
 tail -n 14 "$O/ab-A1.txt" "$O/ab-B1.txt"
-cd "$OUT" && tar czf c3b.tgz c3b && rm -rf c3b
+cd "$OUT" && tar czf "$N.tgz" "$N" && rm -rf "$N"

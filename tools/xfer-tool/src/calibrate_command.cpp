@@ -154,7 +154,9 @@ void print_table(const std::string &backend, int device, const Calibration &c, c
     std::cout << "Page-locking a range: cudaHostRegister " << cost("register") << ", cudaHostUnregister "
               << cost("unregister") << "\n";
     std::cout << "One thread's fill of page-locked memory: "
-              << format_value(cal.at("fill_bytes_per_second").get<double>() / 1e9) << " GB/s\n\n";
+              << format_value(cal.at("fill_bytes_per_second").get<double>() / 1e9) << " GB/s\n";
+    std::cout << "Tracking a copy for reuse (its first page's frame from /proc/self/pagemap): "
+              << format_value(cal.at("track_seconds").get<double>() * 1e6) << " us\n\n";
     std::cout << "Values backend " << backend << " uses on device " << device
               << " (source: calibration = measured here, default, file, environment):\n";
     print_settings_table(std::cout, settings, "   ");

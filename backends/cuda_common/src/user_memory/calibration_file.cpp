@@ -21,7 +21,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;
 
 std::string cpu_model() {
     std::ifstream in("/proc/cpuinfo");
@@ -157,6 +157,7 @@ std::string to_json(const Calibration &c) {
          {{"call_seconds", c.model.unregister_cost.call_seconds},
           {"byte_seconds", c.model.unregister_cost.byte_seconds}}},
         {"fill_bytes_per_second", c.model.fill_bytes_per_second},
+        {"track_seconds", c.model.track_seconds},
     };
     return j.dump(1);
 }
@@ -190,8 +191,9 @@ std::optional<Calibration> from_json(const std::string &text, std::string *why) 
         c.model.unregister_cost = {j.at("unregister").at("call_seconds").get<double>(),
                                    j.at("unregister").at("byte_seconds").get<double>()};
         c.model.fill_bytes_per_second = j.at("fill_bytes_per_second").get<double>();
+        c.model.track_seconds = j.at("track_seconds").get<double>();
         if (!c.model.complete(c.staged)) {
-            *why = "incomplete (a curve, the registration cost or the fill rate is missing)";
+            *why = "incomplete (a curve, the registration cost, the fill rate or the tracking cost is missing)";
             return std::nullopt;
         }
         return c;

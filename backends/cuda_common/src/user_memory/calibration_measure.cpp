@@ -9,6 +9,8 @@
 #include <ctime>
 #include <vector>
 
+#include "page_frames.hpp"
+
 namespace xfer::cuda::user_memory {
 namespace {
 
@@ -185,6 +187,21 @@ void measure_fill(Scratch &m, Calibration *out) {
     out->model.fill_bytes_per_second = double(kFillBytes) / t[t.size() / 2];
 }
 
+// What tracking a copy for reuse costs: reading its first page's frame (reuse_tracker.hpp). Where
+// pagemap cannot be read the tracker notes no frame, and the cost is the failed read's.
+void measure_tracking(Scratch &m, Calibration *out) {
+    std::vector<double> t;
+    std::vector<std::uint64_t> frame;
+    for (int k = 0; k < 33; ++k) {
+        const auto page = reinterpret_cast<std::uintptr_t>(m.host) + std::size_t(k) * kPageBytes;
+        const double t0 = now_seconds();
+        (void)read_page_frames(page, 1, &frame);
+        t.push_back(now_seconds() - t0);
+    }
+    std::sort(t.begin(), t.end());
+    out->model.track_seconds = std::max(t[t.size() / 2], 1e-9);
+}
+
 } // namespace
 
 xfer_status calibration_key(const Context &ctx, CalibrationKey *out) noexcept {
@@ -216,6 +233,7 @@ xfer_status measure_calibration(const Context &ctx, HostCopyHook *hook, Calibrat
         if (auto st = measure_curves(m, out)) return st;
         if (auto st = measure_registration(m, out)) return st;
         measure_fill(m, out);
+        measure_tracking(m, out);
         out->measured_at = utc_now();
         out->seconds = now_seconds() - t0;
         return XFER_SUCCESS;

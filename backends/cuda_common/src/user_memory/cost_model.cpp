@@ -87,14 +87,15 @@ bool CostModel::complete(bool staged) const noexcept {
         if (curve(Way::dma, d).empty() || curve(Way::driver, d).empty()) return false;
         if (staged && curve(Way::staged, d).empty()) return false;
     }
-    return register_cost.byte_seconds > 0 && fill_bytes_per_second > 0;
+    return register_cost.byte_seconds > 0 && fill_bytes_per_second > 0 && track_seconds > 0;
 }
 
 std::optional<std::uint64_t> CostModel::staged_crossover(xfer_direction d) const {
     const Curve &staged = curve(Way::staged, d);
     const Curve &driver = curve(Way::driver, d);
     if (staged.empty() || driver.empty()) return std::nullopt;
-    return crossover(sizes_of(staged, driver), [&](std::uint64_t b) { return staged.seconds(b) < driver.seconds(b); });
+    return crossover(sizes_of(staged, driver),
+                     [&](std::uint64_t b) { return staged.seconds(b) * (1.0 + kStagedMargin) < driver.seconds(b); });
 }
 
 std::optional<std::uint64_t> CostModel::registration_min(xfer_direction d, bool staged) const {
@@ -104,6 +105,7 @@ std::optional<std::uint64_t> CostModel::registration_min(xfer_direction d, bool 
     const auto pays = [&](std::uint64_t b) {
         double best = driver.seconds(b);
         if (staged) best = std::min(best, seconds(Way::staged, d, b));
+        if (track_seconds > kTrackingShare * best) return false;
         return registration_seconds(b) <= kPaybackCopies * (best - dma.seconds(b));
     };
     return crossover(sizes_of(dma, driver), pays);

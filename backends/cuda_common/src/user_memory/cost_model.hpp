@@ -52,6 +52,7 @@ struct CostModel {
     LinearCost register_cost;
     LinearCost unregister_cost;
     double fill_bytes_per_second = 0.0; // one thread's memcpy into page-locked memory
+    double track_seconds = 0.0;         // the bookkeeping of a tracked copy: one page's frame read from pagemap
 
     Curve &curve(Way w, xfer_direction d) noexcept { return curves[int(w)][d == XFER_TO_DEVICE ? 0 : 1]; }
     const Curve &curve(Way w, xfer_direction d) const noexcept { return curves[int(w)][d == XFER_TO_DEVICE ? 0 : 1]; }
@@ -66,18 +67,25 @@ struct CostModel {
     // Everything a decision needs was measured (the staging curves only where `staged`).
     bool complete(bool staged) const noexcept;
 
-    // The smallest size from which the staging engine is faster than the driver in direction
-    // `d` and stays faster at every larger size measured, rounded up to a page; nullopt when it
-    // never is (or the staging curves were not measured).
+    // The smallest size from which the staging engine is faster than the driver by kStagedMargin
+    // in direction `d` and stays so at every larger size measured, rounded up to a page; nullopt
+    // when it never is (or the staging curves were not measured).
     std::optional<std::uint64_t> staged_crossover(xfer_direction d) const;
     // The smallest size (rounded up to a page) at which a registration pays for itself within
     // kPaybackCopies copies in direction `d` against the best unregistered way (the driver, or
-    // the staging engine where `staged`): below it xfer does not track ranges for reuse.
-    // nullopt: never.
+    // the staging engine where `staged`), and the bookkeeping of tracking a copy costs at most
+    // kTrackingShare of it: below it xfer does not track ranges for reuse. nullopt: never.
     std::optional<std::uint64_t> registration_min(xfer_direction d, bool staged) const;
     // A range must pay back its registration within this many copies: beyond that, the
     // bookkeeping of every small copy would cost more than the registrations it leads to save.
     static constexpr int kPaybackCopies = 100;
+    // A copy that is tracked for reuse but copied once loses its bookkeeping: kept within 1% of
+    // the copy, below the run-to-run spread of any copy measured.
+    static constexpr double kTrackingShare = 0.01;
+    // Near the crossover the staging engine and the driver are within the spread of one
+    // calibration's medians from another (docs/performance.md), and the driver's copy costs the
+    // host no worker threads: the engine is chosen where it is measured this much faster.
+    static constexpr double kStagedMargin = 0.10;
 };
 
 } // namespace xfer::cuda::user_memory

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
+#include <mutex>
 
 namespace xfer::cuda::user_memory {
 namespace {
@@ -13,10 +15,31 @@ constexpr std::uint64_t kPresent = std::uint64_t{1} << 63;
 constexpr std::uint64_t kFrameMask = (std::uint64_t{1} << 55) - 1;
 constexpr std::size_t kBlock = 4096; // entries per pread: 32 KiB
 
+// /proc/self/pagemap, opened once per process: opening it costs more than a small copy (a few
+// microseconds), and every tracked copy reads one entry. The descriptor names the process that
+// opened it, so a forked child (another pid) opens its own; -1 when it cannot be opened.
+int pagemap_fd() noexcept {
+    static std::mutex mutex;
+    static std::atomic<int> fd{-1};
+    static std::atomic<pid_t> owner{0};
+    const pid_t self = ::getpid();
+    if (owner.load(std::memory_order_acquire) == self) return fd.load(std::memory_order_relaxed);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (owner.load(std::memory_order_relaxed) != self) {
+        // The parent's descriptor (inherited across fork) reads the parent's pages: replaced, and
+        // closed only here (a thread of this process may still be reading its own).
+        const int old = owner.load(std::memory_order_relaxed) != 0 ? fd.load(std::memory_order_relaxed) : -1;
+        fd.store(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), std::memory_order_relaxed);
+        owner.store(self, std::memory_order_release);
+        if (old >= 0) ::close(old);
+    }
+    return fd.load(std::memory_order_relaxed);
+}
+
 // Calls `each(index, frame)` for every page; false if a page is absent or reading fails.
 template <class Each>
 bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexcept {
-    const int fd = ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    const int fd = pagemap_fd();
     if (fd < 0) {
         return false;
     }
@@ -38,7 +61,6 @@ bool for_each_frame(std::uintptr_t start, std::size_t pages, Each &&each) noexce
         }
         done += n;
     }
-    ::close(fd);
     return ok;
 }
 
