@@ -148,6 +148,19 @@ class GpuRegistrationCache : public GpuBackendTest {
         ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
         EXPECT_EQ(0, std::memcmp(back.data(), host, n));
     }
+    // A fresh anonymous mapping of n random bytes, copied to `*dev` (allocated here) and back, so
+    // that the cache holds it; nullptr (with a test failure) where a step failed.
+    unsigned char *cached_mapping(std::size_t n, xfer_buffer *dev) {
+        void *m = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        EXPECT_NE(MAP_FAILED, m);
+        if (m == MAP_FAILED) return nullptr;
+        auto *p = static_cast<unsigned char *>(m);
+        const auto bytes = random_bytes(n, fresh_seed());
+        std::memcpy(p, bytes.data(), n);
+        EXPECT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, dev));
+        to_device_and_back(p, n, *dev);
+        return p;
+    }
     bool cache_can_prove_hits() {
         // Without frame numbers the cache never registers (registration_cache.hpp).
         const std::size_t n = 2u << 20;
@@ -237,14 +250,9 @@ TEST_P(GpuRegistrationCache, BufferStartingInsideAnotherContextsRegistrationCopi
 TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     const bool cached = cache_can_prove_hits();
     const std::size_t n = 8u << 20;
-    auto *p =
-        static_cast<unsigned char *>(mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    ASSERT_NE(MAP_FAILED, p);
-    const auto first = random_bytes(n, fresh_seed());
-    std::memcpy(p, first.data(), n);
     xfer_buffer dev = nullptr;
-    ASSERT_XFER_OK(xfer_alloc(ctx_, n, XFER_ALLOC_DEFAULT, &dev));
-    to_device_and_back(p, n, dev); // cached now
+    unsigned char *p = cached_mapping(n, &dev);
+    ASSERT_NE(nullptr, p);
     // Freed and allocated again at the same address, with other bytes.
     ASSERT_EQ(0, munmap(p, n));
     auto *again = static_cast<unsigned char *>(
@@ -255,7 +263,48 @@ TEST_P(GpuRegistrationCache, FreedAndRemappedRangeNeverHitsTheOldRegistration) {
     const xfer_registration_stats before = stats();
     to_device_and_back(again, n, dev); // compares the device's bytes with `second`
     if (cached) EXPECT_GT(stats().cache_evictions, before.cache_evictions);
+    EXPECT_XFER_OK(xfer_free(dev));
     munmap(again, n);
+}
+
+// A copy to the host into a cached range whose pages changed in its middle: the cache compares
+// each piece's pages before that piece's DMA, so the pieces before the change land through the
+// registration, the rest goes the driver's way, and every byte of the new mapping is the
+// device's; the range is evicted.
+TEST_P(GpuRegistrationCache, CopyToTheHostIntoAPartlyRemappedRangeLandsInTheNewPages) {
+    const bool cached = cache_can_prove_hits();
+    const std::size_t n = 24u << 20; // three pieces of the proof
+    xfer_buffer dev = nullptr;
+    unsigned char *p = cached_mapping(n, &dev);
+    ASSERT_NE(nullptr, p);
+    const auto page_locked = [](const void *q) {
+        cudaPointerAttributes attrs{};
+        return cudaPointerGetAttributes(&attrs, q) == cudaSuccess && attrs.type == cudaMemoryTypeHost;
+    };
+    if (cached) EXPECT_TRUE(page_locked(p)) << "the range was not cached";
+    // 4 MiB in the second piece get new pages; the device gets other bytes.
+    const std::size_t hole = 12u << 20, hole_bytes = 4u << 20;
+    ASSERT_EQ(0, munmap(p + hole, hole_bytes));
+    ASSERT_EQ(p + hole,
+              mmap(p + hole, hole_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0));
+    std::memset(p + hole, 0xEE, hole_bytes);
+    const auto on_device = random_bytes(n, fresh_seed() + 1);
+    ASSERT_XFER_OK(
+        xfer_memcpy_async(ctx_, xfer_device_ptr(dev), on_device.data(), n, XFER_COPY_HOST_TO_DEVICE, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    const xfer_registration_stats before = stats();
+    ASSERT_XFER_OK(xfer_memcpy_async(ctx_, p, xfer_device_ptr(dev), n, XFER_COPY_DEVICE_TO_HOST, stream_));
+    ASSERT_XFER_OK(xfer_stream_synchronize(stream_));
+    EXPECT_EQ(0, std::memcmp(p, on_device.data(), hole)) << "the piece before the change";
+    EXPECT_EQ(0, std::memcmp(p + hole, on_device.data() + hole, hole_bytes)) << "the new pages";
+    EXPECT_EQ(0, std::memcmp(p + hole + hole_bytes, on_device.data() + hole + hole_bytes, n - hole - hole_bytes))
+        << "the pieces after the change";
+    if (cached) {
+        EXPECT_EQ(before.cache_evictions + 1, stats().cache_evictions);
+        EXPECT_FALSE(page_locked(p)) << "the stale range stayed cached";
+    }
+    EXPECT_XFER_OK(xfer_free(dev));
+    munmap(p, n);
 }
 
 // A copy that starts inside a cached registration and runs past its end is refused by the

@@ -359,18 +359,16 @@ xfer_status copy_across_registrations(const Context &c, void *dst, const void *s
 // One copy, as xfer_memcpy_async queues it (also a batch's entries that straddle a registration
 // made elsewhere: copy_across_registrations).
 xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes, xfer_copy_kind kind, cudaStream_t s) {
-    // A cached registration the copy straddles or whose pages changed goes first: the
-    // driver's view of the pointers (classify) must be the one the copy will get. Whether its
-    // pages changed is asked after the registration cache queued its DMA only for
-    // XFER_COPY_HOST_TO_DEVICE: that DMA only reads, so reading a stale range's old pages
-    // costs a second copy, never a byte of anyone's memory. A DMA that writes host memory
-    // (to the host, or a kind that does not say) must not start on pages that may now belong
-    // to another mapping (a file's page cache, a moved buffer): proven first.
-    const bool prove_first = kind != XFER_COPY_HOST_TO_DEVICE;
+    // A cached registration the copy straddles goes first: the driver refuses a copy across a
+    // registration's end. Whether a cached range's pages changed is asked later: by the
+    // registration cache for a copy it takes (after the DMA to the device, which only reads,
+    // so a stale range's old pages cost a second copy, never a byte of anyone's memory; before
+    // each piece's DMA to the host, whose pages may now belong to another mapping), and below,
+    // before anything is queued, for a copy it does not take.
     user_memory::RegistrationCache &cache = *c.cache;
     if (cache.may_hold_ranges()) {
-        cache.drop_stale(dst, bytes, prove_first);
-        cache.drop_stale(src, bytes, prove_first);
+        cache.drop_stale(dst, bytes, false);
+        cache.drop_stale(src, bytes, false);
     }
     // Each pointer is classified once (a driver query each, unless it lies in one of xfer's
     // own buffers) and the answer handed on.
@@ -404,14 +402,14 @@ xfer_status copy_one(const Context &c, void *dst, const void *src, size_t bytes,
     const bool host_pinned = (dir == XFER_TO_DEVICE ? from : to) == Memory::pinned_host;
     user_memory::Decision plan;
     if (host_device && cache.may_take(bytes) && (!host_pinned || cache.may_hold_ranges())) {
-        if (auto st = cache.copy(dst, src, bytes, dir, host_pinned, prove_first, s, &plan, &taken);
+        if (auto st = cache.copy(dst, src, bytes, dir, host_pinned, false, s, &plan, &taken);
             st != XFER_SUCCESS || taken) {
             return st;
         }
     } else if (host_device) {
         plan = cache.plan_untracked(bytes, dir);
     }
-    if (!prove_first && cache.may_hold_ranges()) {
+    if (cache.may_hold_ranges()) {
         const bool dst_range_went = cache.drop_stale(dst, bytes);
         const bool src_range_went = cache.drop_stale(src, bytes);
         if (dst_range_went || src_range_went) {

@@ -63,11 +63,13 @@ class RegistrationCache {
     // Otherwise *taken stays false and *plan says how the caller copies it (the staging engine
     // or the driver) and why; a background registration may have been asked for meanwhile.
     // The context's device must be current; drop_stale(host side) must have run just before.
-    // With `pages_proven` (drop_stale compared the pages) a hit trusts that check; without it a
-    // hit *to the device* queues its DMA first and compares the pages while it runs (a stale
-    // range's old pages are still pinned, so that DMA read no one else's memory: the device
-    // finishes it, the range goes and the copy is queued again, the driver's way); a hit to the
-    // host is always proven before its DMA (old pages may belong to another mapping now).
+    // With `pages_proven` (the caller knows the pages are the range's own) a hit trusts them;
+    // without it a hit *to the device* queues its DMA first and compares the pages while it runs
+    // (a stale range's old pages are still pinned, so that DMA read no one else's memory: the
+    // device finishes it, the range goes and the copy is queued again, the driver's way); a hit
+    // *to the host* goes in pieces, each piece's pages compared before its DMA is queued (old
+    // pages may belong to another mapping now): where they changed, the pieces before finish,
+    // the range goes and the rest of the copy is queued the driver's way.
     // `host_pinned`: the host side looked page-locked to the driver, which a cached range does
     // too; memory page-locked by others (no cached range overlaps it) is left alone, *plan
     // unset. Thread-safe.
@@ -111,8 +113,19 @@ class RegistrationCache {
     // cudaHostRegister of [lo, hi) and its page frames; false (nothing held) when refused.
     bool register_range(std::uintptr_t lo, std::uintptr_t hi, CachedRange *out) noexcept;
     Registrable registrable_locked(std::size_t bytes, RangeState state) const noexcept;
-    xfer_status copy_hit_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes, bool prove_after,
+    // How a hit knows the range still maps the pages it registered.
+    enum class Proof {
+        trusted,          // the caller knows (a buffer's own host view)
+        after_dma,        // to the device: compared while the DMA runs
+        before_each_piece // to the host: each piece compared before its DMA
+    };
+    // Pieces of a copy to the host whose pages are compared before their DMA: 8 MiB, about
+    // 150 us of DMA to hide the next piece's comparison (about 40 us) behind.
+    static constexpr std::size_t kProofPiece = std::size_t{8} << 20;
+    xfer_status copy_hit_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes, Proof proof,
                                 std::uintptr_t lo, std::uintptr_t hi, cudaStream_t s, bool *taken) noexcept;
+    xfer_status copy_hit_to_host_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes,
+                                        cudaStream_t s) noexcept;
     void report_background_registrations() noexcept;
 
     // The background registrar (background_registrar.cpp).
