@@ -139,7 +139,8 @@ TEST_F(GpuUserMemory, TheFirstOpenMeasuresOnceAndLaterOpensReuseIt) {
     const std::string first = read(file);
     EXPECT_NE(std::string::npos, first.find("\"staged\"")) << "the pageable backend measures its engine too";
     xfer_calibration_info info = calibrate(c, 0);
-    EXPECT_EQ(0, info.measured) << "a calibration that holds is read, not measured again";
+    EXPECT_EQ(first, read(file)) << "a calibration that holds is read, not measured again";
+    EXPECT_EQ(1, info.measured) << "the open of this process measured it";
     EXPECT_EQ(file, std::string(info.file));
     EXPECT_GT(info.seconds, 0.0);
     std::printf("calibration took %.3f s (kept in %s)\n", info.seconds, info.file);
@@ -171,7 +172,8 @@ TEST_F(GpuUserMemory, AChangedDriverOrGpuMakesTheKeptCalibrationStale) {
     const std::string now = read(file);
     EXPECT_NE(std::string::npos, now.find(field + driver)) << "the stale calibration was used";
     EXPECT_EQ(std::string::npos, now.find(field + "7")) << "the stale calibration was kept";
-    EXPECT_EQ(0, calibrate(c, 0).measured);
+    EXPECT_EQ(1, calibrate(c, 0).measured) << "the open of this process measured it again";
+    EXPECT_EQ(now, read(file)) << "measured a third time";
 }
 
 TEST_F(GpuUserMemory, OffKeepsNothingAndLeavesTheDefaultsDeciding) {

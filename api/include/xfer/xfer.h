@@ -418,7 +418,8 @@ XFER_API xfer_status xfer_device_get_info(xfer_context ctx, xfer_device_info *in
     are appended. Strings stay valid until the calling thread's next xfer_calibrate. */
 typedef struct xfer_calibration_info {
     size_t struct_size; /**< in: sizeof(xfer_calibration_info) as the caller was built */
-    int measured;       /**< 1: measured by this call; 0: a kept calibration still held and was read */
+    int measured;       /**< 1: measured by this process (this call, or the first open of a context of
+                             this GPU, which measures); 0: one kept by an earlier process still held */
     double seconds;     /**< how long the measuring took (of the kept one, when read) */
     const char *file;   /**< where it is kept; "" with calibration = off (measured, not kept) */
     const char *json;   /**< the calibration as JSON: key (GPU UUID, driver, runtime, xfer version, CPU),

@@ -43,6 +43,10 @@ xfer_status wait_before_pageable_copy(cudaStream_t stream) noexcept {
 }
 
 namespace {
+// Times a pageable copy refused for straddling a cached range is tried again after that range
+// went: each retry needs another thread to page-lock a neighbour in the same instant.
+constexpr int kStraddleRetries = 3;
+
 // cuStreamIsCapturing, looked up once: the driver's answer costs a fraction of the runtime's
 // cudaStreamIsCapturing, which every small pageable copy would pay.
 using StreamIsCapturing = CUresult(CUDAAPI *)(CUstream, CUstreamCaptureStatus *);
@@ -145,19 +149,30 @@ xfer_status copy_pageable_planned(const Context &ctx, void *device, void *host, 
 
 xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, std::size_t bytes, xfer_direction dir,
                                  cudaStream_t stream, const char *what) noexcept {
-    if (dir == XFER_TO_DEVICE) {
+    if (dir == XFER_TO_DEVICE && ctx.host_writes.pending(stream)) {
         // The driver copies pageable memory into its own staging at call time: wait only if
         // earlier work on the stream may still be writing it.
-        if (ctx.host_writes.pending(stream)) {
-            if (auto st = wait_before_pageable_copy(stream)) {
-                return st;
-            }
+        if (auto st = wait_before_pageable_copy(stream)) {
+            return st;
         }
-        return check(engine_copy(device, host, bytes, cudaMemcpyHostToDevice, stream),
-                     "cudaMemcpyAsync(%zu bytes, cudaMemcpyHostToDevice from %s host memory)", bytes, what);
     }
-    return check(engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream),
-                 "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);
+    const auto copy = [&] {
+        return dir == XFER_TO_DEVICE ? engine_copy(device, host, bytes, cudaMemcpyHostToDevice, stream)
+                                     : engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream);
+    };
+    cudaError_t err = copy();
+    // The registration cache may have page-locked a range sharing a page with this one since the
+    // caller's drop_stale (another thread's copy, or the background registrar, page-locks whole
+    // pages): the driver refuses a copy across a registration's end, queuing nothing. Such a range
+    // goes and the copy is tried again; a refusal with no cached range to blame is reported.
+    for (int retry = 0; err == cudaErrorInvalidValue && retry < kStraddleRetries; ++retry) {
+        if (!ctx.cache->may_hold_ranges() || !ctx.cache->drop_stale(host, bytes, false)) break;
+        (void)cudaGetLastError();
+        err = copy();
+    }
+    return dir == XFER_TO_DEVICE
+               ? check(err, "cudaMemcpyAsync(%zu bytes, cudaMemcpyHostToDevice from %s host memory)", bytes, what)
+               : check(err, "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);
 }
 
 xfer_copy_path path_of(Memory to, Memory from) noexcept {

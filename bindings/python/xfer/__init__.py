@@ -256,8 +256,8 @@ device_ptr (the device view; None for a range), bytes, imported (True for a buff
 Context.import_buffer). A plain tuple: it stays valid after the observer returns."""
 
 Calibration = collections.namedtuple("Calibration", ["measured", "seconds", "file", "json"])
-Calibration.__doc__ = """What Context.calibrate did (xfer_calibration_info): measured (True: measured by this call;
-False: a kept calibration still held and was read), seconds (how long the measuring took, of the
+Calibration.__doc__ = """What Context.calibrate did (xfer_calibration_info): measured (True: measured by this process:
+this call, or the first open of a context of the GPU; False: one kept by an earlier process held), seconds (how long the measuring took, of the
 kept one when read), file (where it is kept; "" with calibration = off), json (the calibration as
 JSON: its key, the curves per way and direction, the registration costs, the fill rate). A plain
 tuple of Python values, copied out of the library at once."""

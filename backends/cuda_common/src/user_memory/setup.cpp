@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -109,6 +111,32 @@ std::size_t pin_budget(std::uint64_t pin_limit) {
     return static_cast<std::size_t>(std::min<std::uint64_t>(budget, SIZE_MAX));
 }
 
+// The calibrations this process measured (GPU and time of measuring): xfer_calibrate reports a
+// kept one among them as measured, not as one an earlier process left (the first open of a
+// GPU measures, so a program's own xfer_calibrate after it would otherwise never say so).
+class MeasuredHere {
+  public:
+    static void add(const Calibration &c) {
+        std::lock_guard<std::mutex> lock(mutex());
+        set().insert(id(c));
+    }
+    static bool contains(const Calibration &c) {
+        std::lock_guard<std::mutex> lock(mutex());
+        return set().count(id(c)) != 0;
+    }
+
+  private:
+    static std::string id(const Calibration &c) { return c.key.gpu_uuid + " " + c.measured_at; }
+    static std::mutex &mutex() {
+        static std::mutex m;
+        return m;
+    }
+    static std::set<std::string> &set() {
+        static std::set<std::string> s;
+        return s;
+    }
+};
+
 // The calibration of ctx's GPU under `setting` into *out: the kept one when it holds (with the
 // staging curves where `hook` stages) unless `force`, else measured now and kept. *out stays
 // empty when the setting is off or the device's key cannot be read (*why says which); a failed
@@ -141,6 +169,7 @@ xfer_status obtain(const Context &ctx, HostCopyHook *hook, const std::string &se
         fresh.staged = true;
     }
     *measured = true;
+    MeasuredHere::add(fresh);
     if (file && !save_calibration(*file, fresh, why)) path->clear();
     *out = std::move(fresh);
     return XFER_SUCCESS;
@@ -253,7 +282,7 @@ xfer_status calibrate(const Context &ctx, bool force, xfer_calibration_info *inf
         if (!c) return fail(XFER_ERROR_BACKEND, "xfer_calibrate: %s", why.c_str());
         t_file = path;
         t_json = to_json(*c);
-        info->measured = measured ? 1 : 0;
+        info->measured = measured || MeasuredHere::contains(*c) ? 1 : 0;
         info->seconds = c->seconds;
         info->file = t_file.c_str();
         info->json = t_json.c_str();

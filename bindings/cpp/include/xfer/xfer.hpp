@@ -175,8 +175,8 @@ struct Setting : Param {
     bool derived = false;
 };
 
-/// What xfer_calibrate did, copied: measured now (else a kept calibration still held), how
-/// long the measuring took, the file it is kept in ("" when not kept) and the calibration as JSON.
+/// What xfer_calibrate did, copied: measured by this process (this call, or the first open of
+/// a context of the GPU; else one kept by an earlier process still held), how long the measuring took, the file it is kept in ("" when not kept) and the calibration as JSON.
 struct Calibration {
     bool measured = false;
     double seconds = 0.0;

@@ -324,7 +324,8 @@ pub fn params() -> Result<Vec<Param>> {
 /// What [`Context::calibrate`] did (`xfer_calibration_info`), copied out of the library.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Calibration {
-    /// true: measured by this call; false: a kept calibration still held and was read.
+    /// true: measured by this process (this call, or the first open of a context of the GPU);
+    /// false: one kept by an earlier process still held.
     pub measured: bool,
     /// How long the measuring took (of the kept one, when read), in seconds.
     pub seconds: f64,
