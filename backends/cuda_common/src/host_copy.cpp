@@ -166,7 +166,7 @@ xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, s
     // pages): the driver refuses a copy across a registration's end, queuing nothing. Such a range
     // goes and the copy is tried again; a refusal with no cached range to blame is reported.
     for (int retry = 0; err == cudaErrorInvalidValue && retry < kStraddleRetries; ++retry) {
-        if (!ctx.cache->may_hold_ranges() || !ctx.cache->drop_stale(host, bytes, false)) break;
+        if (!ctx.cache->drop_stale(host, bytes, false)) break; // none cached: the refusal is the caller's
         (void)cudaGetLastError();
         err = copy();
     }

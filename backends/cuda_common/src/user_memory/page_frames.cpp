@@ -2,6 +2,7 @@
 #include "page_frames.hpp"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <array>
@@ -16,24 +17,31 @@ constexpr std::uint64_t kFrameMask = (std::uint64_t{1} << 55) - 1;
 constexpr std::size_t kBlock = 4096; // entries per pread: 32 KiB
 
 // /proc/self/pagemap, opened once per process: opening it costs more than a small copy (a few
-// microseconds), and every tracked copy reads one entry. The descriptor names the process that
-// opened it, so a forked child (another pid) opens its own; -1 when it cannot be opened.
+// microseconds), and every tracked copy reads one entry, so the copy path pays one atomic load.
+// The descriptor reads the pages of the process that opened it: a forked child closes the one it
+// inherited (pthread_atfork, while it has one thread) and opens its own on first use.
+// kNotOpened until then; -1 when it cannot be opened.
+constexpr int kNotOpened = -2;
+std::atomic<int> g_pagemap{kNotOpened};
+
+void forget_pagemap_in_child() noexcept {
+    const int inherited = g_pagemap.exchange(kNotOpened, std::memory_order_relaxed);
+    if (inherited >= 0) ::close(inherited);
+}
+
 int pagemap_fd() noexcept {
+    const int fd = g_pagemap.load(std::memory_order_acquire);
+    if (fd != kNotOpened) return fd;
     static std::mutex mutex;
-    static std::atomic<int> fd{-1};
-    static std::atomic<pid_t> owner{0};
-    const pid_t self = ::getpid();
-    if (owner.load(std::memory_order_acquire) == self) return fd.load(std::memory_order_relaxed);
+    static bool handler = false;
     std::lock_guard<std::mutex> lock(mutex);
-    if (owner.load(std::memory_order_relaxed) != self) {
-        // The parent's descriptor (inherited across fork) reads the parent's pages: replaced, and
-        // closed only here (a thread of this process may still be reading its own).
-        const int old = owner.load(std::memory_order_relaxed) != 0 ? fd.load(std::memory_order_relaxed) : -1;
-        fd.store(::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), std::memory_order_relaxed);
-        owner.store(self, std::memory_order_release);
-        if (old >= 0) ::close(old);
+    if (!handler) handler = ::pthread_atfork(nullptr, nullptr, forget_pagemap_in_child) == 0;
+    if (g_pagemap.load(std::memory_order_relaxed) == kNotOpened) {
+        // Without the fork handler a child would read its parent's pages: nothing is opened.
+        const int opened = handler ? ::open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC) : -1;
+        g_pagemap.store(opened >= 0 ? opened : -1, std::memory_order_release);
     }
-    return fd.load(std::memory_order_relaxed);
+    return g_pagemap.load(std::memory_order_relaxed);
 }
 
 // Calls `each(index, frame)` for every page; false if a page is absent or reading fails.

@@ -138,10 +138,16 @@ xfer_status RegistrationCache::copy_hit_locked(CachedRange *r, void *dst, const 
     if (proof == Proof::trusted || holds_its_pages(*r, lo, hi)) return XFER_SUCCESS; // the very pages the copy touches
     // To the device, the pages changed since registering (header): the DMA queued above read the
     // old, still pinned ones; the device finishes it, the range goes, the copy runs again.
+    return requeue_stale_locked(r, dst, src, bytes, s,
+                                "again after evicting a cached registration whose pages changed");
+}
+
+xfer_status RegistrationCache::requeue_stale_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes,
+                                                    cudaStream_t s, const char *what) noexcept {
     --hits_;
     ++misses_;
     if (auto st = evict_locked(r->start)) return st;
-    return queue_dma(dst, src, bytes, s, "again after evicting a cached registration whose pages changed");
+    return queue_dma(dst, src, bytes, s, what); // unregistered now: the driver's way
 }
 
 xfer_status RegistrationCache::copy_hit_to_host_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes,
@@ -160,11 +166,8 @@ xfer_status RegistrationCache::copy_hit_to_host_locked(CachedRange *r, void *dst
         if (!holds_its_pages(*r, page_down(at), page_up(end))) {
             // The pieces queued before went to proven pages; the range goes (the device finishes
             // them first) and the rest of the copy goes the driver's way.
-            --hits_;
-            ++misses_;
-            if (auto st = evict_locked(r->start)) return st;
-            return queue_dma(to + done, from + done, bytes - done, s,
-                             "the rest of a copy after evicting a cached registration whose pages changed");
+            return requeue_stale_locked(r, to + done, from + done, bytes - done, s,
+                                        "the rest of a copy after evicting a cached registration whose pages changed");
         }
         if (auto st = queue_dma(to + done, from + done, end - at, s, "registered by the registration cache")) {
             if (done != 0) {

@@ -126,6 +126,10 @@ class RegistrationCache {
                                 std::uintptr_t lo, std::uintptr_t hi, cudaStream_t s, bool *taken) noexcept;
     xfer_status copy_hit_to_host_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes,
                                         cudaStream_t s) noexcept;
+    // A hit whose pages changed: counted a miss, the range evicted (after the device finished what
+    // was queued) and [dst, dst + bytes) queued again, now through the driver.
+    xfer_status requeue_stale_locked(CachedRange *r, void *dst, const void *src, std::size_t bytes, cudaStream_t s,
+                                     const char *what) noexcept;
     void report_background_registrations() noexcept;
 
     // The background registrar (background_registrar.cpp).
