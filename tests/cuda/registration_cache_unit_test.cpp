@@ -3,6 +3,7 @@
 // range lookup, and the page identity that keeps a freed and re-mapped range from hitting a
 // stale registration. No device needed (cuda_unit).
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -101,6 +102,34 @@ TEST(RegistrationCachePages, AddressesMappedAgainShowOtherFrames) {
     munmap(first, bytes);
     munmap(keep, bytes);
     close(fd);
+}
+
+// A forked child reads its own pages, not its parent's: a page it writes after the fork (copy on
+// write: a new frame) shows the new frame, read after the parent read the page before the fork.
+TEST(RegistrationCachePages, AForkedChildReadsItsOwnFrames) {
+    if (!page_frames_readable()) {
+        GTEST_SKIP() << "this process cannot read page frame numbers (no CAP_SYS_ADMIN): the cache stays off";
+    }
+    auto *p = static_cast<unsigned char *>(
+        mmap(nullptr, kPageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    ASSERT_NE(MAP_FAILED, p);
+    p[0] = 1;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    std::vector<std::uint64_t> parent;
+    ASSERT_TRUE(read_page_frames(at, 1, &parent)); // the descriptor is open before the fork
+    const pid_t child = fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        p[0] = 2; // the child's own copy of the page
+        std::vector<std::uint64_t> own;
+        _exit(!read_page_frames(at, 1, &own) ? 2 : own[0] == parent[0] ? 3 : 0);
+    }
+    int status = 0;
+    ASSERT_EQ(child, waitpid(child, &status, 0));
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(0, WEXITSTATUS(status)) << "2: the child could not read its frames; 3: it read its parent's";
+    EXPECT_TRUE(same_page_frames(at, 1, parent.data())) << "the parent's page moved";
+    munmap(p, kPageBytes);
 }
 
 } // namespace
