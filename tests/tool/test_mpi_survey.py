@@ -115,8 +115,11 @@ for rank in ("0", "1"):
     expect(len(h2d) == 3 and all(v > 0 for v in h2d), "CSV rank %s h2d rates: %r" % (rank, h2d))
 
 # A wrong result on rank 1 only (its environment alone has the corruption hook): the report shows
-# it, and both ranks exit with 1. Each rank's own status is printed by a shell around it.
-status = 'rc=0; "$0" "$@" || rc=$?; echo "rank $OMPI_COMM_WORLD_RANK exit $rc" >&2; exit $rc'
+# it, and both ranks exit with 1. Each rank's own status is printed by a shell around it, which
+# then waits a second before a failing exit: mpirun kills the other ranks once one exits
+# non-zero, and the other rank's shell must have printed its status by then.
+status = ('rc=0; "$0" "$@" || rc=$?; echo "rank $OMPI_COMM_WORLD_RANK exit $rc" >&2; '
+          '[ "$rc" -eq 0 ] || sleep 1; exit $rc')
 failed = os.path.join(args.workdir, "failed.json")
 tool_args = base + ["--format", "json", "-o", failed]
 proc = mpiexec([["sh", "-c", status, args.tool] + tool_args,
