@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -17,10 +18,17 @@ std::size_t page_size() {
     return size > 0 ? static_cast<std::size_t>(size) : 4096;
 }
 
-// Page-aligned, so staged chunks start on page boundaries, as the driver's own staging does;
-// malloc-class memory otherwise (never registered with CUDA).
+// Page-aligned, so staged chunks start on page boundaries, as the driver's own staging does; and
+// whole pages, so that no other allocation shares the view's last page: the registration cache
+// page-locks a view copied again (whole pages), which must not reach into memory of the
+// program's that its copies would then straddle. Malloc-class memory otherwise.
 xfer_status allocate_page_aligned(std::size_t bytes, void **host) {
-    const int err = posix_memalign(host, page_size(), bytes);
+    const std::size_t page = page_size();
+    if (bytes > SIZE_MAX - (page - 1)) {
+        *host = nullptr;
+        return fail(XFER_ERROR_OUT_OF_MEMORY, "posix_memalign(%zu bytes, page-aligned host view): too large", bytes);
+    }
+    const int err = posix_memalign(host, page, (bytes + page - 1) / page * page);
     if (err != 0) {
         *host = nullptr;
         return fail(err == ENOMEM ? XFER_ERROR_OUT_OF_MEMORY : XFER_ERROR_BACKEND,

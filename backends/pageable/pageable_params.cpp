@@ -29,7 +29,9 @@ constexpr auto kSlotsHelp = plugin::join(
 constexpr const char *kDemoteHelp =
     "true: a worker that filled its piece of a copy's head, remainder or tail chunk (smaller than the copy's other "
     "chunks), bound for the device, moves it out of its core's caches (cldemote; a no-op on CPUs without it and off "
-    "x86-64), so that the DMA reading it right after does not fetch each line from that core; false = never";
+    "x86-64), so that the DMA reading it right after does not fetch each line from that core; so do the workers "
+    "with the user memory they read for a copy of a range being page-locked, which the next copies read by DMA; "
+    "false = never";
 
 constexpr xfer_backend_param kParams[] = {
     {"staging", "string", "async",

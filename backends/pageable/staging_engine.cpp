@@ -104,7 +104,7 @@ bool StagingEngine::start() noexcept {
 }
 
 xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                                xfer_path_reason reason, bool *taken) noexcept {
+                                xfer_path_reason reason, bool page_locking, bool *taken) noexcept {
     *taken = false;
     if (!start()) {
         return XFER_SUCCESS;
@@ -118,8 +118,9 @@ xfer_status StagingEngine::copy(void *device, void *host, std::size_t bytes, xfe
         }
     }
     std::string why;
-    const xfer_status st = pipeline_->submit(device, host, bytes, dir == XFER_TO_DEVICE ? Way::to_device : Way::to_host,
-                                             stream, !config_.asynchronous, taken, &why, reason);
+    const xfer_status st =
+        pipeline_->submit(device, host, bytes, dir == XFER_TO_DEVICE ? Way::to_device : Way::to_host, stream,
+                          !config_.asynchronous, taken, &why, reason, page_locking && dir == XFER_TO_DEVICE);
     if (dir == XFER_TO_HOST && !*taken) {
         host_writes_.end(stream); // nothing queued; the caller copies the direct way (or fails)
     }

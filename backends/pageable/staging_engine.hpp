@@ -44,7 +44,7 @@ class StagingEngine final : public HostCopyHook {
     ~StagingEngine() override;
 
     xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                     xfer_path_reason reason, bool *taken) noexcept override;
+                     xfer_path_reason reason, bool page_locking, bool *taken) noexcept override;
     xfer_status take_stream_error(cudaStream_t stream) noexcept override;
     void abandon(cudaStream_t stream) noexcept override;
     void stream_destroyed(cudaStream_t stream) noexcept override;

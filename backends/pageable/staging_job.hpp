@@ -50,6 +50,7 @@ struct StagingPipeline::Job {
     ChunkLayout layout;
     std::size_t threads = 1; // the pipeline's workers: each chunk is shared out among them
     void *stream = nullptr;
+    bool demote_source = false; // to the device: the user's lines read leave the workers' caches
     std::vector<Slot> slots;
     FlagWord ready; // to device: the stream reached the copy
     std::uint32_t ready_value = 0;

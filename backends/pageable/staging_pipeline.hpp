@@ -117,7 +117,8 @@ struct PipelineConfig {
     std::chrono::microseconds linger{0};
     std::size_t linger_workers = 0;
     // Workers push the pieces they fill of chunks bound for the device out of their cores'
-    // caches where plan_demotes says so (staging_plan.hpp).
+    // caches where plan_demotes says so (staging_plan.hpp), and what they read of a source a
+    // copy asks them to (submit's demote_source).
     bool demote = false;
     // Called (from a worker) when a copy to the host has written its last byte into the
     // user's memory or was given up: the HostWriteTracker's end().
@@ -153,8 +154,12 @@ class StagingPipeline {
     // harmless (its waits opened), and no worker touches the user's memory after the call.
     // `reason`: why the copy is staged (the copy policy's), its path record's reason unless
     // `wait_host` (then XFER_REASON_CONFIGURED: staging = sync chose that path).
+    // `demote_source` (to the device, with `demote`): the workers also move the lines they read
+    // of the user's memory out of their cores' caches (the range is being page-locked: later
+    // copies are DMAs from it, which would fetch those lines from the cores).
     xfer_status submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host, bool *taken,
-                       std::string *why, xfer_path_reason reason = XFER_REASON_NO_FASTER_PATH) noexcept;
+                       std::string *why, xfer_path_reason reason = XFER_REASON_NO_FASTER_PATH,
+                       bool demote_source = false) noexcept;
 
     // Gives up every unfinished copy on `stream` (nullptr: on every stream) after its stream or
     // the device failed, and returns once no worker touches their memory any more: the caller
@@ -172,11 +177,13 @@ class StagingPipeline {
     // stops the threads. Copies given up after a failure leave their slots unused.
     void close() noexcept;
 
-    // Counters for tests and `xfer-tool`: copies staged, copies sent the direct way for want
-    // of arena room, copies given up; times an idle worker left its host thread, and times a
-    // lingering worker found a new copy (and woke the ones that left).
+    // Counters for tests and `xfer-tool`: copies staged (and of them, those whose source the
+    // workers demote), copies sent the direct way for want of arena room, copies given up; times
+    // an idle worker left its host thread, and times a lingering worker found a new copy (and
+    // woke the ones that left).
     struct Counters {
         std::uint64_t staged = 0;
+        std::uint64_t source_demoted = 0;
         std::uint64_t no_room = 0;
         std::uint64_t given_up = 0;
         std::uint64_t sleeps = 0;

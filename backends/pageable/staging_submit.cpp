@@ -100,7 +100,8 @@ xfer_status StagingPipeline::enqueue(Job &job, std::string *why) noexcept {
 }
 
 xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes, Way way, void *stream, bool wait_host,
-                                    bool *taken, std::string *why, xfer_path_reason reason) noexcept {
+                                    bool *taken, std::string *why, xfer_path_reason reason,
+                                    bool demote_source) noexcept {
     *taken = false;
     if (bytes == 0 || granules_ == 0) {
         return XFER_SUCCESS;
@@ -120,6 +121,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         job->layout = plan_layout(bytes, config_.chunk_bytes);
         job->threads = config_.threads;
         job->stream = stream;
+        job->demote_source = config_.demote && demote_source && way == Way::to_device;
         // A stream with nothing left to run has reached the copy already: the workers need not
         // wait for the stream to write the ready word (a few microseconds, more when the poller
         // sleeps). Asked before anything of this copy is queued.
@@ -181,6 +183,7 @@ xfer_status StagingPipeline::submit(void *device, void *host, std::size_t bytes,
         claimable_.splice(claimable_.end(), claimable_node);
         jobs_.splice(jobs_.end(), jobs_node);
         ++counters_.staged;
+        if (job->demote_source) ++counters_.source_demoted;
         // From here the pipeline owns the copy: it ends the host writes of a copy to the host
         // (host_writes_done) whatever happens, so the caller must not.
         *taken = true;

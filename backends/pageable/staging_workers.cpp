@@ -72,6 +72,9 @@ void StagingPipeline::run(const Claim &c) noexcept {
             if (config_.demote && plan_demotes(span.bytes, j.layout.chunk)) {
                 demote_from_core_caches(slot, piece.bytes);
             }
+            if (j.demote_source) {
+                demote_from_core_caches(user, piece.bytes);
+            }
         } else {
             std::memcpy(user, slot, piece.bytes);
         }

@@ -84,6 +84,45 @@ TEST(CopyPolicy, ARangeCopiedAgainOnPageableIsRegisteredInTheBackgroundWhileStag
     EXPECT_TRUE(decide(s, 1 * MiB, XFER_TO_DEVICE, 4, Registrable::yes).register_in_background);
 }
 
+TEST(CopyPolicy, ABufferViewCopiedAgainIsRegisteredInTheBackgroundFromBufferRegistrationMin) {
+    const CostModel m = h200();
+    PolicySettings s = pageable(&m);
+    s.buffer_registration_min = 16 * KiB;
+    EXPECT_EQ(16 * KiB, smallest_registered(s, true));
+    EXPECT_EQ(256 * KiB, smallest_registered(s, false));
+    // From buffer_registration_min up, at its second copy: asked for at once, copied meanwhile
+    // the unregistered way. Its first copy (filling the device view) registers nothing.
+    for (std::uint64_t b : {64 * KiB, 1 * MiB, 64 * MiB, 256 * MiB}) { // NOLINT
+        const Decision first = decide(s, b, XFER_TO_DEVICE, 1, Registrable::yes, true);
+        EXPECT_FALSE(first.register_in_background) << b;
+        EXPECT_EQ(XFER_REASON_ONE_OFF, first.reason) << b;
+        const Decision d = decide(s, b, XFER_TO_DEVICE, 2, Registrable::yes, true);
+        EXPECT_EQ(b >= s.staged_min[0] ? Choice::staged : Choice::driver, d.choice) << b;
+        EXPECT_TRUE(d.register_in_background) << b;
+        EXPECT_EQ(XFER_REASON_REUSE, d.reason) << b;
+        EXPECT_TRUE(decide(s, b, XFER_TO_HOST, 2, Registrable::yes, true).register_in_background) << b;
+    }
+    // Copies of memory that is not a buffer's: below registration_min never.
+    const Decision user_small = decide(s, 64 * KiB, XFER_TO_DEVICE, 5, Registrable::yes);
+    EXPECT_FALSE(user_small.register_in_background);
+    EXPECT_EQ(XFER_REASON_BELOW_CROSSOVER, user_small.reason);
+    // Below it, and where the range cannot be page-locked, or a path is forced: as for any range.
+    const Decision tiny = decide(s, 4 * KiB, XFER_TO_DEVICE, 2, Registrable::yes, true);
+    EXPECT_FALSE(tiny.register_in_background);
+    EXPECT_EQ(XFER_REASON_BELOW_CROSSOVER, tiny.reason);
+    const Decision full = decide(s, 64 * MiB, XFER_TO_DEVICE, 2, Registrable::over_limit, true);
+    EXPECT_FALSE(full.register_in_background);
+    EXPECT_EQ(XFER_REASON_CACHE_FULL, full.reason);
+    PolicySettings staged = s;
+    staged.path = PathOverride::staged;
+    EXPECT_FALSE(decide(staged, 64 * MiB, XFER_TO_DEVICE, 2, Registrable::yes, true).register_in_background);
+    // Without a calibration nothing is page-locked in the background, and registration_min holds.
+    PolicySettings defaults = pageable(nullptr);
+    defaults.buffer_registration_min = 16 * KiB;
+    EXPECT_EQ(256 * KiB, smallest_registered(defaults, true));
+    EXPECT_FALSE(decide(defaults, 64 * MiB, XFER_TO_DEVICE, 2, Registrable::yes, true).register_in_background);
+}
+
 TEST(CopyPolicy, WithoutAStagingEngineARegistrationThatPaysAtOnceIsMadeOnFirstUse) {
     const CostModel m = h200();
     const PolicySettings s = pinned(&m);

@@ -97,6 +97,9 @@ TEST(CostModel, RegistrationMinIsWhereARegistrationPaysBackWithinThePaybackCopie
     CostModel free_tracking = m;
     free_tracking.track_seconds = 1e-12;
     EXPECT_LT(*free_tracking.registration_min(XFER_TO_DEVICE, false), 64u * 1024);
+    // A buffer's host view is not tracked: the payback alone decides, whatever tracking costs.
+    EXPECT_EQ(*free_tracking.registration_min(XFER_TO_DEVICE, false),
+              *m.registration_min(XFER_TO_DEVICE, false, false));
     // Against the staging engine the smaller sizes still go to the driver, so the answer is the same or larger.
     const auto against_staged = m.registration_min(XFER_TO_DEVICE, true);
     ASSERT_TRUE(against_staged.has_value());

@@ -110,12 +110,13 @@ TEST(PluginTablePageable, DeclaresFewParametersAndDerivesTheRest) {
     }
     EXPECT_STREQ("auto", p[1].default_value);
     EXPECT_STREQ("0", p[3].default_value) << "0 = one per hardware thread but one";
-    // What it derives: the engine's sizes, then the staged crossovers, registration_min and
-    // the batch values every CUDA backend derives.
+    // What it derives: the engine's sizes, then the staged crossovers and buffer_registration_min,
+    // registration_min and the batch values every CUDA backend derives.
     const char *const derived[] = {
-        "staging_threads",        "staging_slots",  "chunk_size",       "staging_linger_us",
-        "staging_linger_workers", "staging_demote", "staged_min_bytes", "staged_min_bytes_to_host",
-        "registration_min",       "batch_pack_max", "batch_staging",    "batch_host_threads"};
+        "staging_threads",         "staging_slots",    "chunk_size",       "staging_linger_us",
+        "staging_linger_workers",  "staging_demote",   "staged_min_bytes", "staged_min_bytes_to_host",
+        "buffer_registration_min", "registration_min", "batch_pack_max",   "batch_staging",
+        "batch_host_threads"};
     ASSERT_EQ(sizeof derived / sizeof derived[0], plugin.table->derived_count);
     for (std::size_t i = 0; i < plugin.table->derived_count; ++i) {
         EXPECT_STREQ(derived[i], plugin.table->derived[i].name);

@@ -487,6 +487,39 @@ TEST(StagingPipelineFailure, AForgottenStreamIsNeverAskedAbout) {
     rig.pipeline->close();
 }
 
+// A copy of a range being page-locked asks the workers to demote what they read of it: only to
+// the device, only with `demote` on; every byte still lands, and the source is left as it was.
+TEST(StagingPipelineDemote, TheSourceOfACopyToTheDeviceIsDemotedOnlyWhenAskedAndOnlyWithDemoteOn) {
+    for (bool demote : {true, false}) {
+        Rig rig({"threads4_slots8", 4, 1 * MiB, 8, std::chrono::microseconds(0), 2, demote});
+        FakeStream s;
+        const std::size_t bytes = 6 * MiB + 123;
+        const Bytes host = random_bytes(bytes, 21);
+        const Bytes before = host;
+        Bytes device(bytes, 0);
+        Bytes back(bytes, 0);
+        const auto submit = [&](void *dev, void *h, Way way, bool demote_source) {
+            bool taken = false;
+            std::string why;
+            ASSERT_EQ(XFER_SUCCESS, rig.pipeline->submit(dev, h, bytes, way, s.handle(), false, &taken, &why,
+                                                         XFER_REASON_REUSE, demote_source))
+                << why;
+            ASSERT_TRUE(taken);
+        };
+        submit(device.data(), const_cast<unsigned char *>(host.data()), Way::to_device, true);
+        submit(device.data(), back.data(), Way::to_host, true); // to the host: nothing to demote
+        ASSERT_TRUE(s.synchronize());
+        EXPECT_TRUE(same_bytes(host, device)) << "demote " << demote;
+        EXPECT_TRUE(same_bytes(host, back)) << "demote " << demote;
+        EXPECT_TRUE(same_bytes(before, host)) << "the source is only read";
+        submit(device.data(), const_cast<unsigned char *>(host.data()), Way::to_device, false);
+        ASSERT_TRUE(s.synchronize());
+        rig.pipeline->close();
+        EXPECT_EQ(3u, rig.pipeline->counters().staged);
+        EXPECT_EQ(demote ? 1u : 0u, rig.pipeline->counters().source_demoted) << "demote " << demote;
+    }
+}
+
 TEST(StagingPipelineRoom, AFullArenaSendsTheCopyTheDirectWay) {
     Rig rig({"threads2_slots2", 2, 1 * MiB, 2});
     FakeStream held1;

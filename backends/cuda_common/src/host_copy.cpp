@@ -43,10 +43,6 @@ xfer_status wait_before_pageable_copy(cudaStream_t stream) noexcept {
 }
 
 namespace {
-// Times a pageable copy refused for straddling a cached range is tried again after that range
-// went: each retry needs another thread to page-lock a neighbour in the same instant.
-constexpr int kStraddleRetries = 3;
-
 // cuStreamIsCapturing, looked up once: the driver's answer costs a fraction of the runtime's
 // cudaStreamIsCapturing, which every small pageable copy would pay.
 using StreamIsCapturing = CUresult(CUDAAPI *)(CUstream, CUstreamCaptureStatus *);
@@ -108,7 +104,7 @@ xfer_status copy_pageable(const Context &ctx, void *device, void *host, std::siz
     // driver refuses a copy that crosses a registration's end), goes first.
     if (cache.may_hold_ranges()) cache.drop_stale(host, bytes, false);
     user_memory::Decision plan;
-    if (cache.may_take(bytes)) {
+    if (cache.may_take(bytes, true)) {
         bool taken = false;
         void *dst = dir == XFER_TO_DEVICE ? device : host;
         const void *src = dir == XFER_TO_DEVICE ? host : device;
@@ -133,8 +129,8 @@ xfer_status copy_pageable_planned(const Context &ctx, void *device, void *host, 
         if (plan.choice == user_memory::Choice::staged || at_risk) {
             bool taken = false;
             // The hook reports its own path (staged) before it queues anything.
-            const xfer_status st =
-                hook->copy(device, host, bytes, dir, stream, at_risk ? XFER_REASON_MEMORY : reason, &taken);
+            const xfer_status st = hook->copy(device, host, bytes, dir, stream, at_risk ? XFER_REASON_MEMORY : reason,
+                                              plan.register_in_background, &taken);
             if (taken || st != XFER_SUCCESS) {
                 return st;
             }
@@ -160,16 +156,7 @@ xfer_status copy_pageable_direct(const Context &ctx, void *device, void *host, s
         return dir == XFER_TO_DEVICE ? engine_copy(device, host, bytes, cudaMemcpyHostToDevice, stream)
                                      : engine_copy(host, device, bytes, cudaMemcpyDeviceToHost, stream);
     };
-    cudaError_t err = copy();
-    // The registration cache may have page-locked a range sharing a page with this one since the
-    // caller's drop_stale (another thread's copy, or the background registrar, page-locks whole
-    // pages): the driver refuses a copy across a registration's end, queuing nothing. Such a range
-    // goes and the copy is tried again; a refusal with no cached range to blame is reported.
-    for (int retry = 0; err == cudaErrorInvalidValue && retry < kStraddleRetries; ++retry) {
-        if (!ctx.cache->drop_stale(host, bytes, false)) break; // none cached: the refusal is the caller's
-        (void)cudaGetLastError();
-        err = copy();
-    }
+    const cudaError_t err = retry_if_straddled(ctx, host, nullptr, bytes, copy(), copy);
     return dir == XFER_TO_DEVICE
                ? check(err, "cudaMemcpyAsync(%zu bytes, cudaMemcpyHostToDevice from %s host memory)", bytes, what)
                : check(err, "cudaMemcpyAsync(%zu bytes, cudaMemcpyDeviceToHost into %s host memory)", bytes, what);

@@ -269,7 +269,8 @@ xfer_status copy_touching_pageable(const Context &c, void *dst, const void *src,
     if (auto st = wait_before_pageable_copy(s)) {
         return st;
     }
-    return check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
+    const auto copy = [&] { return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s); };
+    return check(retry_if_straddled(c, dst, src, bytes, copy(), copy), "cudaMemcpyAsync(%zu bytes, %s)", bytes,
                  kind_name(kind));
 }
 

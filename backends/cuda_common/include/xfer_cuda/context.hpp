@@ -108,9 +108,13 @@ class HostCopyHook {
     // `stream`, in stream order, tagged with `reason`, and sets *taken; or leaves *taken false
     // (nothing queued: no room, or the hook could not start) so that the caller copies the
     // direct way. Which copies come here is the copy policy's choice (the context's cache).
-    // The context's device is current.
+    // `page_locking`: the host range is being page-locked (the registration cache's background
+    // registration), so the copies after this one are DMAs from it; a copy to the device then
+    // leaves none of the range's lines in the cores that read it (a DMA that reads lines held in
+    // a core's caches fetches each from that core, on every later copy too: reads do not take
+    // them away; measured: docs/performance.md, user memory). The context's device is current.
     virtual xfer_status copy(void *device, void *host, std::size_t bytes, xfer_direction dir, cudaStream_t stream,
-                             xfer_path_reason reason, bool *taken) noexcept = 0;
+                             xfer_path_reason reason, bool page_locking, bool *taken) noexcept = 0;
 
     // A failure of work this hook queued on `stream` that nobody has been told of yet (reported
     // through fail() and forgotten), or XFER_SUCCESS. Called after the stream was waited for.

@@ -51,6 +51,7 @@ void RegistrationCache::registrar_loop() noexcept {
         }
         pending_bytes_ += q.hi - q.lo; // held against the budget while registering
         registering_ = true;
+        registering_range_ = q;
         lock.unlock();
         CachedRange range;
         const bool registered = register_range(q.lo, q.hi, &range);

@@ -123,7 +123,8 @@ xfer_status measure_curves(Scratch &m, Calibration *out) {
                 r,
                 [&] {
                     bool took = false;
-                    const xfer_status s = m.hook->copy(m.device, m.host, bytes, d, m.stream, XFER_REASON_MEMORY, &took);
+                    const xfer_status s =
+                        m.hook->copy(m.device, m.host, bytes, d, m.stream, XFER_REASON_MEMORY, false, &took);
                     taken = taken && took;
                     return s;
                 },

@@ -16,8 +16,13 @@ Choice unregistered_way(const PolicySettings &s, std::uint64_t bytes, xfer_direc
     return s.can_stage && bytes >= s.staged_min[dir == XFER_TO_DEVICE ? 0 : 1] ? Choice::staged : Choice::driver;
 }
 
+std::size_t smallest_registered(const PolicySettings &s, bool buffer_view) noexcept {
+    return buffer_view && s.model != nullptr ? std::min(s.registration_min, s.buffer_registration_min)
+                                             : s.registration_min;
+}
+
 Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir, unsigned copies_seen,
-                Registrable registrable) noexcept {
+                Registrable registrable, bool buffer_view) noexcept {
     // The fastest way without page-locking: the staged crossover is the calibration's (or the
     // user's, or the declared default), so that what `xfer-tool list` shows is what decides.
     const Choice unregistered = unregistered_way(s, bytes, dir);
@@ -35,8 +40,8 @@ Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir
         break;
     }
 
-    const bool small = bytes < s.registration_min;
     if (s.model == nullptr) {
+        const bool small = bytes < s.registration_min;
         // Without a calibration: the declared defaults (the strategy's rule, the crossovers).
         if (s.register_first_use) {
             if (small) return {unregistered, XFER_REASON_BELOW_CROSSOVER, false};
@@ -50,7 +55,7 @@ Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir
         return {Choice::driver, XFER_REASON_NO_FASTER_PATH, false};
     }
     // Below registration_min page-locking never pays: the way taken is the fastest for the size.
-    if (small) return {unregistered, XFER_REASON_BELOW_CROSSOVER, false};
+    if (bytes < smallest_registered(s, buffer_view)) return {unregistered, XFER_REASON_BELOW_CROSSOVER, false};
     if (registrable != Registrable::yes) return {unregistered, reason_of(registrable), false};
 
     const CostModel &m = *s.model;
@@ -61,6 +66,9 @@ Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir
     if (registration + dma <= best) {
         return {Choice::register_now, copies_seen > 1 ? XFER_REASON_REUSE : XFER_REASON_MEASURED_FASTEST, false};
     }
+    // A buffer's host view copied again is copied again and again (header): its registration is
+    // asked for at once, and pays back within kPaybackCopies copies from buffer_registration_min up.
+    if (buffer_view && copies_seen > 1 && dma < best) return {unregistered, XFER_REASON_REUSE, true};
     if (copies_seen > 1 && dma < best) {
         const double copies = double(copies_seen);
         if (s.can_stage) {

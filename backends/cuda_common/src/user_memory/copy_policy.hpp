@@ -16,7 +16,12 @@
 //     and this one is not held up; elsewhere page-lock it by this copy once the time the copies
 //     seen lost to the unregistered way exceeds the registration's cost (rent or buy);
 //   - never on first sight when it does not pay for that copy alone: a one-off copy never pays
-//     for a registration.
+//     for a registration;
+//   - an xfer buffer's host view: a buffer copied a second time is one a program copies again
+//     and again (a buffer copied once is filling its device view), and its pages are its own
+//     until xfer_free (no page to look up, no proof). From buffer_registration_min up, its second
+//     copy asks for the registration in the background (the copies meanwhile go the
+//     unregistered way); it is released with the buffer.
 // Without a calibration the declared defaults decide: the staged crossovers, and on a backend that registers on first use (pinned) every copy from
 // registration_min up.
 #pragma once
@@ -40,6 +45,9 @@ struct PolicySettings {
     bool register_first_use = false;    // without a calibration: page-lock every range from registration_min up
     std::size_t staged_min[2] = {0, 0}; // [0: to the device, 1: to the host]: the staged crossovers
     std::size_t registration_min = 0;   // smaller copies are never page-locked nor tracked
+    // The same for copies of an xfer buffer's host view (with a calibration only): no tracking
+    // cost to cover, so from where a registration pays back within kPaybackCopies copies.
+    std::size_t buffer_registration_min = 0;
 };
 
 // Whether the range can be page-locked at all.
@@ -58,7 +66,9 @@ enum class Choice : std::uint8_t {
 struct Decision {
     Choice choice = Choice::driver;
     xfer_path_reason reason = XFER_REASON_NO_FASTER_PATH;
-    bool register_in_background = false; // ask the background registrar for the range (choice is staged or driver)
+    // The range is to be page-locked by the background registrar (choice is staged or driver):
+    // decide() asks for it; the registration cache's plan also says so while it is pending.
+    bool register_in_background = false;
 };
 
 // The fastest way that page-locks nothing: the staging engine from the staged crossover up
@@ -66,7 +76,11 @@ struct Decision {
 Choice unregistered_way(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir) noexcept;
 
 // `copies_seen`: copies of this range within the window, this one included (1 when untracked).
+// `buffer_view`: the range is (part of) an xfer buffer's host view.
 Decision decide(const PolicySettings &s, std::uint64_t bytes, xfer_direction dir, unsigned copies_seen,
-                Registrable registrable) noexcept;
+                Registrable registrable, bool buffer_view = false) noexcept;
+
+// The smallest copy that decide() may page-lock (outside path = registered).
+std::size_t smallest_registered(const PolicySettings &s, bool buffer_view) noexcept;
 
 } // namespace xfer::cuda::user_memory

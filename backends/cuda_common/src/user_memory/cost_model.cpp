@@ -98,14 +98,14 @@ std::optional<std::uint64_t> CostModel::staged_crossover(xfer_direction d) const
                      [&](std::uint64_t b) { return staged.seconds(b) * (1.0 + kStagedMargin) < driver.seconds(b); });
 }
 
-std::optional<std::uint64_t> CostModel::registration_min(xfer_direction d, bool staged) const {
+std::optional<std::uint64_t> CostModel::registration_min(xfer_direction d, bool staged, bool tracked) const {
     const Curve &dma = curve(Way::dma, d);
     const Curve &driver = curve(Way::driver, d);
     if (dma.empty() || driver.empty()) return std::nullopt;
     const auto pays = [&](std::uint64_t b) {
         double best = driver.seconds(b);
         if (staged) best = std::min(best, seconds(Way::staged, d, b));
-        if (track_seconds > kTrackingShare * best) return false;
+        if (tracked && track_seconds > kTrackingShare * best) return false;
         return registration_seconds(b) <= kPaybackCopies * (best - dma.seconds(b));
     };
     return crossover(sizes_of(dma, driver), pays);

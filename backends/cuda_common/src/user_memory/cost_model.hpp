@@ -74,8 +74,10 @@ struct CostModel {
     // The smallest size (rounded up to a page) at which a registration pays for itself within
     // kPaybackCopies copies in direction `d` against the best unregistered way (the driver, or
     // the staging engine where `staged`), and the bookkeeping of tracking a copy costs at most
-    // kTrackingShare of it: below it xfer does not track ranges for reuse. nullopt: never.
-    std::optional<std::uint64_t> registration_min(xfer_direction d, bool staged) const;
+    // kTrackingShare of it: below it xfer does not track ranges for reuse. With `tracked` false
+    // (an xfer buffer's host view: no page to look up, the buffer knows its pages) only the
+    // payback counts. nullopt: never.
+    std::optional<std::uint64_t> registration_min(xfer_direction d, bool staged, bool tracked = true) const;
     // A range must pay back its registration within this many copies: beyond that, the
     // bookkeeping of every small copy would cost more than the registrations it leads to save.
     static constexpr int kPaybackCopies = 100;

@@ -206,14 +206,13 @@ xfer_status RegistrationCache::copy(void *dst, const void *src, std::size_t byte
             return XFER_SUCCESS;
         }
         ++misses_;
+        // A buffer's view needs no frame to tell its range from other memory at the same address.
         std::vector<std::uint64_t> first_frame;
         const ReuseTracker::Seen seen =
-            tracker_.note(lo, hi - lo, read_page_frames(lo, 1, &first_frame) ? first_frame[0] : 0);
-        *plan = decide(policy_, bytes, dir, seen.copies, registrable_locked(hi - lo, seen.state));
+            tracker_.note(lo, hi - lo, !pages_proven && read_page_frames(lo, 1, &first_frame) ? first_frame[0] : 0);
+        *plan = decide(policy_, bytes, dir, seen.copies, registrable_locked(hi - lo, seen.state), pages_proven);
         if (plan->register_in_background) {
-            if (seen.state == RangeState::pending) {
-                plan->register_in_background = false; // asked for already
-            } else {
+            if (seen.state != RangeState::pending) {
                 tracker_.mark(lo, hi - lo, RangeState::pending);
                 ask_background(lo, hi);
             }
@@ -294,11 +293,17 @@ bool RegistrationCache::holds(const void *ptr) noexcept {
 }
 
 bool RegistrationCache::holds_any(const void *ptr, std::size_t bytes) noexcept {
-    if (!may_hold_ranges() || ptr == nullptr) return false;
+    if (ptr == nullptr) return false;
+    // Under the lock whatever may_hold_ranges says: a background registration asked for or in
+    // flight is no cached range yet (called where memory is released, never per copy).
     std::lock_guard<std::mutex> lock(mutex_);
     const std::uintptr_t lo = page_down(reinterpret_cast<std::uintptr_t>(ptr));
+    const std::uintptr_t hi = page_up(reinterpret_cast<std::uintptr_t>(ptr) + bytes);
+    const auto overlaps = [&](const Request &q) { return q.lo < hi && lo < q.hi; };
+    if (registering_ && overlaps(registering_range_)) return true;
+    if (std::any_of(requests_.begin(), requests_.end(), overlaps)) return true;
     try {
-        return !lru_.overlapping(lo, page_up(reinterpret_cast<std::uintptr_t>(ptr) + bytes) - lo).empty();
+        return !lru_.overlapping(lo, hi - lo).empty();
     } catch (const std::bad_alloc &) {
         return true; // forget() then looks again
     }

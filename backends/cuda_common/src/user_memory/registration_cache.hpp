@@ -63,7 +63,8 @@ class RegistrationCache {
     // Otherwise *taken stays false and *plan says how the caller copies it (the staging engine
     // or the driver) and why; a background registration may have been asked for meanwhile.
     // The context's device must be current; drop_stale(host side) must have run just before.
-    // With `pages_proven` (the caller knows the pages are the range's own) a hit trusts them;
+    // With `pages_proven` (an xfer buffer's host view: the pages are the range's own) a hit
+    // trusts them, and a miss is decided as a buffer's (copy_policy.hpp);
     // without it a hit *to the device* queues its DMA first and compares the pages while it runs
     // (a stale range's old pages are still pinned, so that DMA read no one else's memory: the
     // device finishes it, the range goes and the copy is queued again, the driver's way); a hit
@@ -79,10 +80,12 @@ class RegistrationCache {
     // How a copy that copy() cannot take (may_take false) goes: the policy's answer, with no
     // lock and no tracking; never a registration.
     Decision plan_untracked(std::size_t bytes, xfer_direction dir) const noexcept;
-    // Whether copy() can take a copy of `bytes`: below registration_min it never page-locks
-    // (unless `path` = registered) and cached ranges are consulted only while there are some.
-    bool may_take(std::size_t bytes) const noexcept {
-        return budget_ > 0 && (bytes >= policy_.registration_min || policy_.path == PathOverride::registered);
+    // Whether copy() can take a copy of `bytes` (of an xfer buffer's host view: `buffer_view`):
+    // below registration_min (buffer_registration_min) it never page-locks (unless `path` =
+    // registered) and cached ranges are consulted only while there are some.
+    bool may_take(std::size_t bytes, bool buffer_view = false) const noexcept {
+        return budget_ > 0 &&
+               (bytes >= smallest_registered(policy_, buffer_view) || policy_.path == PathOverride::registered);
     }
 
     // Makes [ptr, ptr + bytes) safe to hand to the driver: evicts the cached ranges it overlaps
@@ -94,7 +97,10 @@ class RegistrationCache {
     // after the device's queued work, and forgets their reuse; waits for the background
     // registrar to finish the range it is page-locking first.
     xfer_status forget(const void *ptr, std::size_t bytes) noexcept;
-    // Whether a cached range holds the page of `ptr`; whether one overlaps [ptr, ptr + bytes).
+    // Whether a cached range holds the page of `ptr`. Whether one overlaps [ptr, ptr + bytes), or
+    // the background registrar was asked for or is page-locking one that does: memory about to be
+    // released must then go through forget() first (else the registrar could page-lock it after
+    // the release, under memory that is someone else's by then).
     bool holds(const void *ptr) noexcept;
     bool holds_any(const void *ptr, std::size_t bytes) noexcept;
     void stats(xfer_registration_stats *out) noexcept;
@@ -154,6 +160,7 @@ class RegistrationCache {
     std::deque<Request> requests_;
     std::size_t pending_bytes_ = 0; // asked for or being registered: counted against the budget
     bool registering_ = false;      // the registrar is inside cudaHostRegister (mutex_ released)
+    Request registering_range_;     // the range it is page-locking while registering_
     bool stopping_ = false;
     std::condition_variable registrar_wake_, registrar_idle_;
     std::thread registrar_;

@@ -19,6 +19,12 @@
 namespace xfer::cuda::user_memory {
 namespace {
 
+constexpr auto kBufferRegistrationMinHelp = plugin::join(
+    "with a calibration, the host view of a buffer copied again with this many bytes or more is page-locked in the "
+    "background from its second copy (the copies meanwhile staged or the driver's; released at xfer_free): where a "
+    "registration pays back within ",
+    plugin::decimal<CostModel::kPaybackCopies>().text,
+    " copies, a buffer's view having no tracking to pay for (registration_min applies where it is smaller)");
 constexpr auto kRegistrationMinHelp = plugin::join(
     "copies smaller than this never page-lock their range and are not tracked for reuse: the calibration puts it "
     "where a registration (cudaHostRegister and, later, cudaHostUnregister) stops paying back within ",
@@ -57,6 +63,7 @@ constexpr xfer_backend_param kStagedDerived[] = {
      "the calibration measured (its declared default: the crossover of an H200 at PCIe Gen5, docs/performance.md)"},
     {"staged_min_bytes_to_host", "size", "4194304",
      "the same to the host (the driver's pageable copy to the host is slower: the engine wins from smaller sizes)"},
+    {"buffer_registration_min", "size", "1048576", kBufferRegistrationMinHelp.text},
 };
 const std::size_t kStagedDerivedCount = sizeof kStagedDerived / sizeof kStagedDerived[0];
 static_assert(plugin::declared_defaults_are_decimal(kStagedDerived), "param_u64 parses declared defaults as decimals");
@@ -212,6 +219,10 @@ xfer_status read_common_params(const char *backend, bool stages, const xfer_back
                                 &out->staged_min[1])) {
             return st;
         }
+        if (auto st = user_size(backend, kStagedDerived, kStagedDerivedCount, values, count, "buffer_registration_min",
+                                &out->buffer_registration_min)) {
+            return st;
+        }
     }
     out->path = PathOverride(path);
     out->pin_limit = pin_limit;
@@ -263,6 +274,19 @@ xfer_status open_user_memory(Context &ctx, bool stages, UserMemoryRule rule, con
         const std::uint64_t registration_min = derive_size(ctx, kCommonDerived, kCommonDerivedCount, "registration_min",
                                                            params.registration_min, calibrated_min);
         policy.registration_min = static_cast<std::size_t>(std::min<std::uint64_t>(registration_min, SIZE_MAX));
+        policy.buffer_registration_min = policy.registration_min; // no buffer has a pageable view
+        if (stages) {
+            std::optional<std::uint64_t> calibrated_buffer_min;
+            if (cal != nullptr) {
+                const auto to_device = cal->model.registration_min(XFER_TO_DEVICE, staged_measured, false);
+                const auto to_host = cal->model.registration_min(XFER_TO_HOST, staged_measured, false);
+                calibrated_buffer_min = std::min(to_device.value_or(kNever), to_host.value_or(kNever));
+            }
+            const std::uint64_t buffer_min =
+                derive_size(ctx, kStagedDerived, kStagedDerivedCount, "buffer_registration_min",
+                            params.buffer_registration_min, calibrated_buffer_min);
+            policy.buffer_registration_min = static_cast<std::size_t>(std::min<std::uint64_t>(buffer_min, SIZE_MAX));
+        }
         ctx.cache = std::make_unique<RegistrationCache>(ctx, pin_budget(params.pin_limit), policy);
         return XFER_SUCCESS;
     });

@@ -21,7 +21,8 @@ extern const std::size_t kCommonParamCount;
 // Derived by every CUDA backend (after the backend's own derived values): registration_min.
 extern const xfer_backend_param kCommonDerived[];
 extern const std::size_t kCommonDerivedCount;
-// Derived by a backend with a staging engine: the staged crossovers.
+// Derived by a backend with a staging engine (whose buffers have pageable host views): the
+// staged crossovers and buffer_registration_min.
 extern const xfer_backend_param kStagedDerived[];
 extern const std::size_t kStagedDerivedCount;
 
@@ -32,6 +33,7 @@ struct CommonParams {
     // The common derived values a user set (else derived once the calibration is known).
     std::optional<std::uint64_t> registration_min;
     std::optional<std::uint64_t> staged_min[2]; // [0: to the device, 1: to the host]
+    std::optional<std::uint64_t> buffer_registration_min;
 };
 
 // Reads the common parameters and the derived values the user set, before the device is

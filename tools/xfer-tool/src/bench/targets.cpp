@@ -70,8 +70,8 @@ void add_host_work_gap(std::vector<TargetSpec> &t, const std::string &backend, c
                          }});
 }
 
-// User memory the three ways (measure_user_memory.cpp): a one-off copy against the raw call on
-// the same memory and against `reference`'s buffers, a loop's array copied 20 times against
+// User memory the three ways (measure_user_memory.cpp): a one-off copy against the raw call's
+// one-off copy (each of a fresh array) and against `reference`'s buffers, a loop's array copied 20 times against
 // `reference`'s buffers from the third copy on, and many small pieces against the raw call.
 struct UserMemoryGoals {
     std::optional<double> one_off_vs_raw, one_off_vs_reference, reuse_vs_reference, small_vs_raw;
@@ -85,8 +85,8 @@ void add_user_ways(std::vector<TargetSpec> &t, const std::string &backend, const
         for (std::uint64_t size : one_off_sizes)
             t.push_back(
                 {backend + "-user-once-" + dir_tag(dir) + "-" + size_tag(size), backend,
-                 "xfer_memcpy_async, the first copy of a user array, vs the raw copy of the same array" + origin, size,
-                 goal(g.one_off_vs_raw),
+                 "xfer_memcpy_async, the first copy of a user array, vs the raw call's first copy of one" + origin,
+                 size, goal(g.one_off_vs_raw),
                  [=](BenchEnv &env, BenchRow &row) { measure_user_one_off_vs_raw(env, row, backend, dir, size); }});
         for (std::uint64_t size : large_sizes)
             t.push_back(
