@@ -5,8 +5,12 @@ copy choice (path = auto) against each fixed choice (staged, driver, registered)
 JSON reports (mix-<path>.json). Per workflow a speed score: the geometric mean of its figures'
 medians in GB/s, and of 1/median for its figures in ms (the ratios, counts and sizes are left
 out). A workflow is won or lost by auto when its score differs from the fixed choice's by more
-than 2% (the spread of such runs); the largest loss is reported.
+than 2% (the spread of such runs); the largest loss is reported. Several runs of one path
+(mix-<path>-<k>.json, alternating with the other paths' runs) give each workflow the median of its
+runs' scores.
 Usage: mix_compare.py FOLDER"""
+import glob
+import statistics
 import json
 import math
 import os
@@ -30,12 +34,19 @@ def scores(path):
     return out
 
 
+def path_scores(folder, path):
+    runs = [scores(f) for f in sorted(glob.glob(os.path.join(folder, "mix-%s.json" % path)) +
+                                      glob.glob(os.path.join(folder, "mix-%s-*.json" % path)))]
+    workflows = {w for run in runs for w in run}
+    return {w: statistics.median([run[w] for run in runs if w in run]) for w in workflows}
+
+
 def main(folder):
-    auto = scores(os.path.join(folder, "mix-auto.json"))
+    auto = path_scores(folder, "auto")
     print("workflow      " + "  ".join("%-22s" % ("auto / " + p) for p in ("staged", "driver", "registered")))
     verdicts = {}
     for fixed in ("staged", "driver", "registered"):
-        other = scores(os.path.join(folder, "mix-%s.json" % fixed))
+        other = path_scores(folder, fixed)
         for w in auto:
             if w in other:
                 verdicts.setdefault(w, {})[fixed] = auto[w] / other[w]
